@@ -1,0 +1,162 @@
+"""Card identities shared by every game.
+
+A card id is an ``int``: natural cards are ``suit * 13 + rank`` with suits ``c d h s`` (0..3) and
+ranks ``A 2 .. 9 T J Q K`` (0..12); the two jokers are 52 and 53. Games with two decks hold each
+id twice, so hands are count vectors over the 54 ids (``NUM_CARD_TYPES``).
+
+Text form: rank then suit (``"As"``, ``"Td"``, ``"Qh"``, also ``"10d"``), jokers ``"JK"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+NUM_SUITS = 4
+NUM_RANKS = 13
+NUM_NATURAL = 52
+NUM_CARD_TYPES = 54
+JOKER_IDS = (52, 53)
+
+SUITS = "cdhs"
+RANKS = "A23456789TJQK"
+SUIT_SYMBOLS = "♣♦♥♠"
+
+
+def card_suit(card: int) -> int:
+    """Suit index (0..3) of a natural card."""
+    return card // NUM_RANKS
+
+
+def card_rank(card: int) -> int:
+    """Rank index (0 = ace .. 12 = king) of a natural card."""
+    return card % NUM_RANKS
+
+
+def is_joker(card: int) -> bool:
+    """True for the joker ids 52 and 53."""
+    return card >= NUM_NATURAL
+
+
+def card_to_str(card: int) -> str:
+    """Text form of a card id: ``"As"``, ``"Td"``, jokers ``"JK"``."""
+    if not 0 <= card < NUM_CARD_TYPES:
+        raise ValueError(f"card id {card} is out of range 0..{NUM_CARD_TYPES - 1}")
+    if card >= NUM_NATURAL:
+        return "JK"
+    return RANKS[card % NUM_RANKS] + SUITS[card // NUM_RANKS]
+
+
+def str_to_card(text: str) -> int:
+    """Card id of a text form (``"As"``, ``"10d"``, ``"Td"``, ``"JK"``; case-insensitive suit).
+
+    Raises:
+        ValueError: if the text names no card.
+
+    """
+    t = text.strip()
+    if t.upper() in ("JK", "JOKER", "JO"):
+        return 52
+    if len(t) == 3 and t[:2] == "10":
+        t = "T" + t[2]
+    if len(t) != 2:
+        raise ValueError(f"cannot read card {text!r}: expected rank+suit like 'As', 'Td' or 'JK'")
+    rank = RANKS.find(t[0].upper())
+    suit = SUITS.find(t[1].lower())
+    if rank < 0 or suit < 0:
+        raise ValueError(f"cannot read card {text!r}: rank must be one of {RANKS}, suit of {SUITS}")
+    return suit * NUM_RANKS + rank
+
+
+def parse_cards(cards: str | Iterable[int | str]) -> list[int]:
+    """Card ids from a space-separated string or an iterable of ids / text forms."""
+    if isinstance(cards, str):
+        items: Iterable[int | str] = cards.split()
+    else:
+        items = cards
+    out: list[int] = []
+    for c in items:
+        if isinstance(c, str):
+            out.append(str_to_card(c))
+        else:
+            ci = int(c)
+            if not 0 <= ci < NUM_CARD_TYPES:
+                raise ValueError(f"card id {ci} is out of range 0..{NUM_CARD_TYPES - 1}")
+            out.append(ci)
+    return out
+
+
+def cards_to_str(cards: Iterable[int]) -> str:
+    """Space-separated text of card ids, in the given order."""
+    return " ".join(card_to_str(int(c)) for c in cards)
+
+
+def counts_to_cards(counts: np.ndarray) -> list[int]:
+    """Sorted card ids held in a count vector over card types (each id repeated by its count)."""
+    counts = np.asarray(counts)
+    return [int(c) for c in np.repeat(np.arange(counts.shape[-1]), counts.astype(np.int64))]
+
+
+def cards_to_counts(
+    cards: str | Iterable[int | str], num_types: int = NUM_CARD_TYPES
+) -> np.ndarray:
+    """Count vector (int8) of a collection of cards."""
+    counts = np.zeros(num_types, dtype=np.int8)
+    for c in parse_cards(cards):
+        if c >= num_types:
+            raise ValueError(f"card {card_to_str(c)} is not part of a {num_types}-type deck")
+        counts[c] += 1
+    return counts
+
+
+def cards_to_mask(cards: str | Iterable[int | str]) -> int:
+    """52-bit integer mask of natural cards (bit ``id`` set); jokers are rejected."""
+    m = 0
+    for c in parse_cards(cards):
+        if c >= NUM_NATURAL:
+            raise ValueError("a 52-bit card mask cannot hold a joker")
+        m |= 1 << c
+    return m
+
+
+def mask_to_cards(mask: int) -> list[int]:
+    """Card ids of the set bits of a 52-bit mask, ascending."""
+    mask = int(mask)
+    return [c for c in range(NUM_NATURAL) if mask >> c & 1]
+
+
+def make_deck(num_decks: int = 1, jokers: int = 0) -> np.ndarray:
+    """Unshuffled deck as card ids: ``num_decks`` copies of the 52 naturals, then the jokers.
+
+    ``jokers`` is the total number of jokers; they alternate between ids 52 and 53.
+    """
+    if num_decks < 1:
+        raise ValueError(f"num_decks must be at least 1, got {num_decks}")
+    if jokers < 0:
+        raise ValueError(f"jokers must be non-negative, got {jokers}")
+    naturals = np.tile(np.arange(NUM_NATURAL, dtype=np.int8), num_decks)
+    jk = np.array([52 + (i % 2) for i in range(jokers)], dtype=np.int8)
+    return np.concatenate([naturals, jk])
+
+
+def validate_deck(deck: str | Iterable[int | str], expected: np.ndarray) -> np.ndarray:
+    """Check that a stacked deck is a permutation of ``expected``; return it as int8 ids.
+
+    Raises:
+        ValueError: naming the missing, extra or unknown cards.
+
+    """
+    ids = parse_cards(deck)
+    arr = np.asarray(ids, dtype=np.int64)
+    if arr.size != expected.size:
+        raise ValueError(f"stacked deck has {arr.size} cards, this game uses {expected.size}")
+    got = np.bincount(arr, minlength=NUM_CARD_TYPES)
+    want = np.bincount(expected.astype(np.int64), minlength=NUM_CARD_TYPES)
+    if not np.array_equal(got, want):
+        extra = [card_to_str(c) for c in range(NUM_CARD_TYPES) if got[c] > want[c]]
+        missing = [card_to_str(c) for c in range(NUM_CARD_TYPES) if got[c] < want[c]]
+        raise ValueError(
+            f"stacked deck is not a full deck: duplicated/unexpected {extra}, missing {missing}"
+        )
+    return arr.astype(np.int8)

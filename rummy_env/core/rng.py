@@ -1,0 +1,68 @@
+"""Per-game random streams for compiled kernels.
+
+Every game in a batch owns one 64-bit SplitMix64 state stored in its state record, so games are
+independent of the batch they run in: game ``i`` of a vector env reset with seed ``s`` plays exactly
+like a single env reset with seed ``s + i`` (Gymnasium's vector seeding convention). The initial
+state comes from ``np.random.SeedSequence``; no global RNG is ever used.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S32 = np.uint64(32)
+_M32 = np.uint64(0xFFFFFFFF)
+
+
+def seed_state(seed: int | None) -> np.uint64:
+    """Initial stream state for one game from an integer seed (or fresh entropy for ``None``)."""
+    ss = np.random.SeedSequence(seed)
+    return ss.generate_state(1, dtype=np.uint64)[0]
+
+
+def seed_states(seed: int | list[int] | None, n: int) -> np.ndarray:
+    """Stream states for ``n`` games: ``seed + i`` for an int, one per entry for a list."""
+    if seed is None:
+        base = np.random.SeedSequence()
+        return np.array(
+            [s.generate_state(1, dtype=np.uint64)[0] for s in base.spawn(n)], dtype=np.uint64
+        )
+    if isinstance(seed, (list, tuple, np.ndarray)):
+        if len(seed) != n:
+            raise ValueError(f"got {len(seed)} seeds for {n} games")
+        return np.array([seed_state(int(s)) for s in seed], dtype=np.uint64)
+    return np.array([seed_state(int(seed) + i) for i in range(n)], dtype=np.uint64)
+
+
+@njit(cache=True, inline="always")
+def next_u64(rec) -> np.uint64:
+    """Advance the record's ``rng`` field (SplitMix64) and return 64 random bits."""
+    rec.rng = rec.rng + _GOLDEN
+    z = rec.rng
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True, inline="always")
+def randint(rec, n: int) -> int:
+    """Uniform integer in ``[0, n)`` (multiply-shift on 32 bits; bias < n / 2**32)."""
+    x = next_u64(rec) >> _S32
+    return int((x * np.uint64(n)) >> _S32)
+
+
+@njit(cache=True)
+def shuffle_inplace(rec, arr, n: int) -> None:
+    """Fisher-Yates shuffle of ``arr[:n]`` driven by the record's stream."""
+    for i in range(n - 1, 0, -1):
+        j = randint(rec, i + 1)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t

@@ -1,0 +1,198 @@
+"""Gin Rummy action table and observation pieces (the versioned public contract of gin_rummy_v0).
+
+Actions: one fixed ``Discrete(n)``; an id always means the same thing.
+
+======================  ===========  ======================================================
+name                    ids          meaning
+======================  ===========  ======================================================
+DRAW_STOCK              0            draw the top card of the stock
+TAKE_DISCARD            1            take the top discard (also: accept the upcard offer, and
+                                     the 50th-card take)
+PASS                    2            decline the upcard offer / the 50th card
+DISCARD[c]              3..54        discard card ``c`` face up
+KNOCK[c]                55..106      knock, discarding card ``c`` face down
+MELD[t]                 107..411     (manual melds) lay meld template ``t`` (``GIN_MELD_MASKS``)
+LAYOFF[c, m]            412..567     (manual melds) defender lays card ``c`` off on the
+                                     knocker's meld slot ``m`` (id ``412 + 3 c + m``)
+END_MELDING             568          (manual melds) finish declaring melds / lay-offs
+======================  ===========  ======================================================
+
+With ``auto_meld=True`` (default) only ids 0..106 exist (``n = 107``); with manual melds
+``n = 569``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rummy_env.core.cards import card_to_str, mask_to_cards
+from rummy_env.core.melds import GIN_MELD_KINDS, GIN_MELD_MASKS, NUM_GIN_MELDS
+
+DRAW_STOCK = 0
+TAKE_DISCARD = 1
+PASS = 2
+DISCARD_BASE = 3
+KNOCK_BASE = DISCARD_BASE + 52
+MELD_BASE = KNOCK_BASE + 52
+LAYOFF_BASE = MELD_BASE + NUM_GIN_MELDS
+MAX_MELD_SLOTS = 3
+END_MELDING = LAYOFF_BASE + 52 * MAX_MELD_SLOTS
+NUM_ACTIONS_AUTO = MELD_BASE
+NUM_ACTIONS_MANUAL = END_MELDING + 1
+
+# Phases of a hand (the ``phase`` state field and the ``phase`` observation piece).
+PH_UPCARD = 0
+PH_DRAW = 1
+PH_DISCARD = 2
+PH_FIFTY_OFFER = 3
+PH_FIFTY_KNOCK = 4
+PH_KNOCKER_MELD = 5
+PH_DEFENDER_MELD = 6
+PH_OVER = 7
+NUM_PHASES = 8
+PHASE_NAMES = (
+    "upcard_offer",
+    "draw",
+    "discard",
+    "fiftieth_card_offer",
+    "fiftieth_card_knock",
+    "knocker_melds",
+    "defender_melds",
+    "hand_over",
+)
+
+# Hand outcomes (``info["outcome"]``).
+OUT_NONE = 0
+OUT_KNOCK = 1
+OUT_GIN = 2
+OUT_UNDERCUT = 3
+OUT_DEAD = 4
+OUTCOME_NAMES = ("none", "knock", "gin", "undercut", "dead_hand")
+
+
+def num_actions(auto_meld: bool) -> int:
+    """Size of the action space."""
+    return NUM_ACTIONS_AUTO if auto_meld else NUM_ACTIONS_MANUAL
+
+
+def meld_str(t: int) -> str:
+    """Text of meld template ``t`` (e.g. ``"group 7c 7d 7h"``)."""
+    kind = "group" if GIN_MELD_KINDS[t] == 0 else "run"
+    return f"{kind} " + " ".join(card_to_str(c) for c in mask_to_cards(int(GIN_MELD_MASKS[t])))
+
+
+def action_name(a: int) -> str:
+    """Readable name of an action id (e.g. ``"KNOCK[Qs]"``)."""
+    a = int(a)
+    if a == DRAW_STOCK:
+        return "DRAW_STOCK"
+    if a == TAKE_DISCARD:
+        return "TAKE_DISCARD"
+    if a == PASS:
+        return "PASS"
+    if DISCARD_BASE <= a < KNOCK_BASE:
+        return f"DISCARD[{card_to_str(a - DISCARD_BASE)}]"
+    if KNOCK_BASE <= a < MELD_BASE:
+        return f"KNOCK[{card_to_str(a - KNOCK_BASE)}]"
+    if MELD_BASE <= a < LAYOFF_BASE:
+        return f"MELD[{meld_str(a - MELD_BASE)}]"
+    if LAYOFF_BASE <= a < END_MELDING:
+        c, m = divmod(a - LAYOFF_BASE, MAX_MELD_SLOTS)
+        return f"LAYOFF[{card_to_str(c)}, slot {m}]"
+    if a == END_MELDING:
+        return "END_MELDING"
+    return f"<invalid action {a}>"
+
+
+# Action ranges, for the docs and the docstring test: (name, first id, count, manual only).
+ACTION_RANGES = (
+    ("DRAW_STOCK", DRAW_STOCK, 1, False),
+    ("TAKE_DISCARD", TAKE_DISCARD, 1, False),
+    ("PASS", PASS, 1, False),
+    ("DISCARD[c]", DISCARD_BASE, 52, False),
+    ("KNOCK[c]", KNOCK_BASE, 52, False),
+    ("MELD[t]", MELD_BASE, NUM_GIN_MELDS, True),
+    ("LAYOFF[c, m]", LAYOFF_BASE, 52 * MAX_MELD_SLOTS, True),
+    ("END_MELDING", END_MELDING, 1, True),
+)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One named piece of the flat observation vector."""
+
+    name: str
+    offset: int
+    shape: tuple[int, ...]
+    high: float  # upper bound of its values (lower bound is 0)
+    doc: str
+
+    @property
+    def size(self) -> int:
+        """Number of floats."""
+        return int(np.prod(self.shape))
+
+
+_PIECES = (
+    ("hand", (52,), 1.0, "1 for each card in the observer's hand"),
+    ("discard_top", (52,), 1.0, "one-hot of the top card of the discard pile (zeros if empty)"),
+    (
+        "discard_pile",
+        (52,),
+        1.0,
+        "each pile card: 1 - depth/52 (top card 1.0, the next 51/52, ...), 0 if absent",
+    ),
+    (
+        "opponent_known",
+        (52,),
+        1.0,
+        "cards the opponent is known to hold (taken from the pile, or laid out after a knock)",
+    ),
+    ("stock_size", (1,), 1.0, "cards left in the stock / 31"),
+    ("opponent_hand_size", (1,), 1.0, "cards in the opponent's hand / 11"),
+    ("knock_limit", (1,), 1.0, "knock limit of this hand / 10 (Oklahoma: from the upcard)"),
+    ("spade_double", (1,), 1.0, "1 if this hand's score is doubled (Oklahoma spade upcard)"),
+    ("is_dealer", (1,), 1.0, "1 if the observer dealt this hand"),
+    ("scores", (2,), np.inf, "match scores (observer, opponent) / target; 0 in hand episodes"),
+    ("boxes", (2,), np.inf, "boxes won this match (observer, opponent) / 10"),
+    ("phase", (NUM_PHASES,), 1.0, "one-hot of the phase (PHASE_NAMES)"),
+)
+_MELD_PIECE = (
+    "melds",
+    (2, MAX_MELD_SLOTS, 52),
+    1.0,
+    "(manual melds only) cards in each declared meld slot: [observer, opponent][slot][card]",
+)
+
+
+def observation_pieces(auto_meld: bool) -> tuple[Piece, ...]:
+    """The named pieces of the observation vector, in order."""
+    specs = _PIECES if auto_meld else _PIECES + (_MELD_PIECE,)
+    out = []
+    off = 0
+    for name, shape, high, doc in specs:
+        p = Piece(name, off, shape, high, doc)
+        out.append(p)
+        off += p.size
+    return tuple(out)
+
+
+def observation_size(auto_meld: bool) -> int:
+    """Length of the flat observation vector."""
+    p = observation_pieces(auto_meld)[-1]
+    return p.offset + p.size
+
+
+def piece_offsets(auto_meld: bool) -> dict[str, int]:
+    """Offset of each piece by name."""
+    return {p.name: p.offset for p in observation_pieces(auto_meld)}
+
+
+def split_observation(obs: np.ndarray, auto_meld: bool) -> dict[str, np.ndarray]:
+    """Named views of a flat observation (or a batch of them, leading axes kept)."""
+    out = {}
+    for p in observation_pieces(auto_meld):
+        out[p.name] = obs[..., p.offset : p.offset + p.size].reshape(obs.shape[:-1] + p.shape)
+    return out

@@ -1,0 +1,52 @@
+"""Text rendering of game records (``render_mode="ansi"``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rummy_env.core.cards import cards_to_str, mask_to_cards
+from rummy_env.core.melds import GIN_VALUES
+from rummy_env.encodings import gin_rummy as E
+
+
+def _mask_str(mask: int) -> str:
+    cards = sorted(mask_to_cards(int(mask)), key=lambda c: (c // 13, c % 13))
+    return cards_to_str(cards) if cards else "-"
+
+
+def render_gin(rec: np.void, agents: list[str]) -> str:
+    """The table of one Gin Rummy game as text (all hands shown: this is the referee's view)."""
+    lines = []
+    phase = E.PHASE_NAMES[int(rec["phase"])]
+    lines.append(
+        f"Gin Rummy | hand {int(rec['hands_played']) + (0 if rec['done'] else 1)} | "
+        f"dealer {agents[int(rec['dealer'])]} | phase {phase} | "
+        f"knock limit {int(rec['knock_limit'])}"
+        + (" | spades double" if rec["spade_double"] else "")
+    )
+    pile = [int(c) for c in rec["pile"][: int(rec["pile_n"])]]
+    lines.append(
+        f"stock {52 - int(rec['deck_pos'])} cards | discard pile (bottom..top): "
+        f"{cards_to_str(pile) if pile else '-'}"
+    )
+    for p, name in enumerate(agents):
+        hand = int(rec["hands"][p])
+        dw = sum(int(GIN_VALUES[c]) for c in mask_to_cards(hand))
+        marker = " <- to act" if int(rec["cur"]) == p and not rec["done"] else ""
+        lines.append(
+            f"{name}: {_mask_str(hand)}  (unmelded value {dw}) | score {int(rec['scores'][p])} "
+            f"boxes {int(rec['boxes'][p])}{marker}"
+        )
+        n = int(rec["n_melds"][p])
+        if n:
+            melds = " | ".join(_mask_str(int(m)) for m in rec["melds"][p][:n])
+            lines.append(f"    melds: {melds}")
+    if int(rec["knocker"]) >= 0:
+        lines.append(f"{agents[int(rec['knocker'])]} knocked" + (" (gin)" if rec["gin"] else ""))
+    if rec["outcome"]:
+        pts = ", ".join(f"{a} {int(rec['hand_points'][i])}" for i, a in enumerate(agents))
+        lines.append(f"last hand: {E.OUTCOME_NAMES[int(rec['outcome'])]} ({pts})")
+    if rec["done"] and int(rec["totals"].sum()):
+        tot = ", ".join(f"{a} {int(rec['totals'][i])}" for i, a in enumerate(agents))
+        lines.append(f"match totals: {tot}")
+    return "\n".join(lines)

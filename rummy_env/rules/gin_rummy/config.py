@@ -1,0 +1,189 @@
+"""Gin Rummy rule options (RULES.md §1), validated at construction."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+NEXT_DEALER = ("loser", "winner", "alternate")
+SHUTOUT = ("bonus_200", "double_total")
+EPISODE = ("hand", "match")
+REWARD = ("raw", "normalized")
+
+
+@dataclass(frozen=True)
+class GinRummyConfig:
+    """Every rule option of Gin Rummy; the defaults are the standard game of RULES.md §1.
+
+    Attributes:
+        knock_limit: highest deadwood with which a player may knock (ignored under ``oklahoma``).
+        gin_bonus: bonus for going gin (RULES: 20 or 25).
+        undercut_bonus: bonus for undercutting the knocker (10, 20 or 25).
+        box_bonus: points per box (hand won) added at the end of a match (20 or 25).
+        game_bonus: bonus to the match winner.
+        shutout: ``"bonus_200"`` doubles the game bonus when the loser scored nothing;
+            ``"double_total"`` doubles the winner's final total instead.
+        target: cumulative score that ends a match (100; Oklahoma usually 150).
+        next_dealer: dealer of the next hand: ``"loser"`` | ``"winner"`` | ``"alternate"``.
+        eleven_card_deal: non-dealer gets 11 cards, no upcard; its first move is a discard.
+        allow_discard_of_drawn_upcard: a card just taken from the pile may be discarded again.
+        fiftieth_card_action: after the discard that leaves 2 stock cards, the other player may
+            take that card only to knock with it (and may discard it face down).
+        oklahoma: the upcard sets the knock limit; a spade upcard doubles the hand score.
+        oklahoma_ace_gin_only: under ``oklahoma``, an ace upcard allows only gin.
+        oklahoma_extra_boxes: under ``oklahoma``, undercut earns 1 extra box (2 on spades), gin 2
+            (4 on spades).
+        episode: ``"hand"`` (one hand per episode) or ``"match"`` (hands until ``target``).
+        reward: ``"raw"`` (game points, zero-sum) or ``"normalized"`` (in [-1, 1]).
+        auto_meld: the environment arranges the knocker's melds (minimum deadwood) and the
+            defender's melds and lay-offs (minimum deadwood); ``False`` makes each a decision.
+        max_steps: truncate an episode after this many decisions (``None``: never).
+        num_players: 2 (3 and 4 players, RULES §1.10, are not implemented yet).
+
+    """
+
+    knock_limit: int = 10
+    gin_bonus: int = 20
+    undercut_bonus: int = 10
+    box_bonus: int = 20
+    game_bonus: int = 100
+    shutout: str = "bonus_200"
+    target: int = 100
+    next_dealer: str = "loser"
+    eleven_card_deal: bool = False
+    allow_discard_of_drawn_upcard: bool = False
+    fiftieth_card_action: bool = False
+    oklahoma: bool = False
+    oklahoma_ace_gin_only: bool = False
+    oklahoma_extra_boxes: bool = False
+    episode: str = "hand"
+    reward: str = "raw"
+    auto_meld: bool = True
+    max_steps: int | None = None
+    num_players: int = 2
+
+    def __post_init__(self) -> None:
+        def _int(name: str, lo: int, hi: int) -> None:
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ValueError(f"{name} must be an integer, got {v!r}")
+            if not lo <= v <= hi:
+                raise ValueError(f"{name} must be in [{lo}, {hi}], got {v}")
+
+        def _choice(name: str, options: tuple[str, ...]) -> None:
+            v = getattr(self, name)
+            if v not in options:
+                raise ValueError(f"{name} must be one of {options}, got {v!r}")
+
+        def _bool(name: str) -> None:
+            v = getattr(self, name)
+            if not isinstance(v, (bool, np.bool_)):
+                raise ValueError(f"{name} must be a bool, got {v!r}")
+
+        _int("knock_limit", 0, 100)
+        _int("gin_bonus", 0, 1000)
+        _int("undercut_bonus", 0, 1000)
+        _int("box_bonus", 0, 1000)
+        _int("game_bonus", 0, 10000)
+        _int("target", 1, 100000)
+        _choice("shutout", SHUTOUT)
+        _choice("next_dealer", NEXT_DEALER)
+        _choice("episode", EPISODE)
+        _choice("reward", REWARD)
+        for name in (
+            "eleven_card_deal",
+            "allow_discard_of_drawn_upcard",
+            "fiftieth_card_action",
+            "oklahoma",
+            "oklahoma_ace_gin_only",
+            "oklahoma_extra_boxes",
+            "auto_meld",
+        ):
+            _bool(name)
+        if self.max_steps is not None:
+            _int("max_steps", 1, 10**9)
+        if self.num_players != 2:
+            raise ValueError(
+                f"num_players={self.num_players!r}: only 2-player Gin Rummy is implemented "
+                "(3 and 4 players, RULES.md §1.10, are planned)"
+            )
+        if self.oklahoma and self.eleven_card_deal:
+            raise ValueError(
+                "oklahoma cannot be combined with eleven_card_deal: the 11-card deal has no "
+                "upcard to set the knock limit"
+            )
+        if self.oklahoma_ace_gin_only and not self.oklahoma:
+            raise ValueError("oklahoma_ace_gin_only requires oklahoma=True")
+        if self.oklahoma_extra_boxes and not self.oklahoma:
+            raise ValueError("oklahoma_extra_boxes requires oklahoma=True")
+
+    @classmethod
+    def from_kwargs(cls, **kwargs: Any) -> GinRummyConfig:
+        """Build a config, rejecting unknown option names with a clear error."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(kwargs) - names)
+        if unknown:
+            raise ValueError(
+                f"unknown Gin Rummy option(s) {unknown}; valid options: {sorted(names)}"
+            )
+        return cls(**kwargs)
+
+    def replace(self, **kwargs: Any) -> GinRummyConfig:
+        """A copy with some options changed (validated)."""
+        return dataclasses.replace(self, **kwargs)
+
+    def hand_score_scale(self) -> int:
+        """Largest possible hand score: bonus plus 100 deadwood points, doubled on spades."""
+        return (max(self.gin_bonus, self.undercut_bonus) + 100) * (2 if self.oklahoma else 1)
+
+    def to_array(self) -> np.ndarray:
+        """The options as the int64 vector the compiled kernels read (indices in ``CFG``)."""
+        a = np.zeros(CFG.SIZE, dtype=np.int64)
+        a[CFG.KNOCK_LIMIT] = self.knock_limit
+        a[CFG.GIN_BONUS] = self.gin_bonus
+        a[CFG.UNDERCUT_BONUS] = self.undercut_bonus
+        a[CFG.BOX_BONUS] = self.box_bonus
+        a[CFG.GAME_BONUS] = self.game_bonus
+        a[CFG.SHUTOUT_DOUBLE_TOTAL] = self.shutout == "double_total"
+        a[CFG.TARGET] = self.target
+        a[CFG.NEXT_DEALER] = NEXT_DEALER.index(self.next_dealer)
+        a[CFG.ELEVEN] = self.eleven_card_deal
+        a[CFG.ALLOW_UPCARD_DISCARD] = self.allow_discard_of_drawn_upcard
+        a[CFG.FIFTIETH] = self.fiftieth_card_action
+        a[CFG.OKLAHOMA] = self.oklahoma
+        a[CFG.OK_ACE_GIN] = self.oklahoma_ace_gin_only
+        a[CFG.OK_EXTRA_BOXES] = self.oklahoma_extra_boxes
+        a[CFG.MATCH] = self.episode == "match"
+        a[CFG.NORMALIZED] = self.reward == "normalized"
+        a[CFG.AUTO_MELD] = self.auto_meld
+        a[CFG.MAX_STEPS] = self.max_steps if self.max_steps is not None else 0
+        a[CFG.SCORE_SCALE] = self.hand_score_scale()
+        return a
+
+
+class CFG:
+    """Indices of the config vector read by the kernels."""
+
+    KNOCK_LIMIT = 0
+    GIN_BONUS = 1
+    UNDERCUT_BONUS = 2
+    BOX_BONUS = 3
+    GAME_BONUS = 4
+    SHUTOUT_DOUBLE_TOTAL = 5
+    TARGET = 6
+    NEXT_DEALER = 7
+    ELEVEN = 8
+    ALLOW_UPCARD_DISCARD = 9
+    FIFTIETH = 10
+    OKLAHOMA = 11
+    OK_ACE_GIN = 12
+    OK_EXTRA_BOXES = 13
+    MATCH = 14
+    NORMALIZED = 15
+    AUTO_MELD = 16
+    MAX_STEPS = 17
+    SCORE_SCALE = 18
+    SIZE = 19

@@ -1,0 +1,887 @@
+"""Gin Rummy rules as compiled kernels over state records (RULES.md §1, 2 players).
+
+One implementation serves the AEC env (a batch of one) and the vector env (a batch of N): every
+rule lives in ``apply_action`` / ``legal_mask`` / ``write_obs`` and the knock resolution below.
+Kernels take a record (``states[i]``), the config vector (``GinRummyConfig.to_array``) and the
+global tables, and never allocate per step in the hot path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from rummy_env.core import rng as _rng
+from rummy_env.core.melds import (
+    GIN_MELD_MASKS,
+    GIN_VALUES,
+    GROUP_NOPT,
+    GROUP_OPTS,
+    INF_DEADWOOD,
+    NUM_GIN_MELDS,
+    SPREAD,
+    SUIT_DEADWOOD,
+    hand_value,
+    min_deadwood,
+    popcount,
+)
+from rummy_env.encodings import gin_rummy as E
+from rummy_env.rules.gin_rummy.config import CFG
+
+# numba reads module globals as compile-time constants
+K_KNOCK_LIMIT = CFG.KNOCK_LIMIT
+K_GIN_BONUS = CFG.GIN_BONUS
+K_UNDERCUT_BONUS = CFG.UNDERCUT_BONUS
+K_BOX_BONUS = CFG.BOX_BONUS
+K_GAME_BONUS = CFG.GAME_BONUS
+K_SHUTOUT_DOUBLE = CFG.SHUTOUT_DOUBLE_TOTAL
+K_TARGET = CFG.TARGET
+K_NEXT_DEALER = CFG.NEXT_DEALER
+K_ELEVEN = CFG.ELEVEN
+K_ALLOW_UPCARD = CFG.ALLOW_UPCARD_DISCARD
+K_FIFTIETH = CFG.FIFTIETH
+K_OKLAHOMA = CFG.OKLAHOMA
+K_OK_ACE_GIN = CFG.OK_ACE_GIN
+K_OK_EXTRA = CFG.OK_EXTRA_BOXES
+K_MATCH = CFG.MATCH
+K_NORMALIZED = CFG.NORMALIZED
+K_AUTO = CFG.AUTO_MELD
+K_MAX_STEPS = CFG.MAX_STEPS
+K_SCALE = CFG.SCORE_SCALE
+
+DRAW_STOCK = E.DRAW_STOCK
+TAKE_DISCARD = E.TAKE_DISCARD
+PASS = E.PASS
+DISCARD_BASE = E.DISCARD_BASE
+KNOCK_BASE = E.KNOCK_BASE
+MELD_BASE = E.MELD_BASE
+LAYOFF_BASE = E.LAYOFF_BASE
+END_MELDING = E.END_MELDING
+NSLOT = E.MAX_MELD_SLOTS
+PH_UPCARD = E.PH_UPCARD
+PH_DRAW = E.PH_DRAW
+PH_DISCARD = E.PH_DISCARD
+PH_FIFTY_OFFER = E.PH_FIFTY_OFFER
+PH_FIFTY_KNOCK = E.PH_FIFTY_KNOCK
+PH_KNOCKER_MELD = E.PH_KNOCKER_MELD
+PH_DEFENDER_MELD = E.PH_DEFENDER_MELD
+PH_OVER = E.PH_OVER
+OUT_KNOCK = E.OUT_KNOCK
+OUT_GIN = E.OUT_GIN
+OUT_UNDERCUT = E.OUT_UNDERCUT
+OUT_DEAD = E.OUT_DEAD
+
+_U1 = np.uint64(1)
+_U0 = np.uint64(0)
+_STOCK_START = 31  # 52 - 21 dealt cards
+
+# Global tables, passed explicitly so numba treats them as arrays (not frozen constants).
+TABLES = (SUIT_DEADWOOD, GROUP_OPTS, GROUP_NOPT, SPREAD, GIN_VALUES, GIN_MELD_MASKS)
+
+
+@njit(cache=True, inline="always")
+def bit(c):
+    """Mask with card ``c`` set."""
+    return _U1 << np.uint64(c)
+
+
+@njit(cache=True, inline="always")
+def has(mask, c) -> bool:
+    """True if card ``c`` is in ``mask``."""
+    return (mask >> np.uint64(c)) & _U1 != _U0
+
+
+@njit(cache=True, inline="always")
+def lowest(mask) -> int:
+    """Index of the lowest set bit (mask must be non-zero)."""
+    return popcount((mask & (~mask + _U1)) - _U1)
+
+
+@njit(cache=True)
+def highest(mask) -> int:
+    """Index of the highest set bit (mask must be non-zero)."""
+    h = 0
+    for c in range(52):
+        if has(mask, c):
+            h = c
+    return h
+
+
+@njit(cache=True)
+def mindw(mask, tables) -> int:
+    """Minimum deadwood of a hand mask."""
+    return min_deadwood(mask, tables[0], tables[1], tables[2], tables[3])
+
+
+# ---------------------------------------------------------------------------------------------
+# Melds, lay-offs and automatic arrangements
+
+
+@njit(cache=True)
+def is_group(m) -> bool:
+    """True if a meld mask is a group (all cards of one rank)."""
+    r = lowest(m) % 13
+    for c in range(52):
+        if has(m, c) and c % 13 != r:
+            return False
+    return True
+
+
+@njit(cache=True)
+def fits(card, m) -> int:
+    """Lay-off fit of ``card`` on meld ``m``: 0 no, 1 group's 4th card, 2 run end."""
+    if has(m, card):
+        return 0
+    lo = lowest(m)
+    if is_group(m):
+        if popcount(m) == 3 and card % 13 == lo % 13:
+            return 1
+        return 0
+    hi = highest(m)
+    if card // 13 != lo // 13:
+        return 0
+    if card == lo - 1 and lo % 13 > 0:
+        return 2
+    if card == hi + 1 and hi % 13 < 12:
+        return 2
+    return 0
+
+
+@njit(cache=True)
+def candidate_melds(hand, out):
+    """Melds contained in ``hand`` that suffice for exact arrangements: groups of 3 and 4 and
+    runs of 3 to 5 cards (longer runs split into these). Returns how many were written.
+    """
+    n = 0
+    for r in range(13):
+        sm = 0
+        for s in range(4):
+            if has(hand, 13 * s + r):
+                sm |= 1 << s
+        if sm == 15:
+            for miss in range(4):
+                m = _U0
+                for s in range(4):
+                    if s != miss:
+                        m |= bit(13 * s + r)
+                out[n] = m
+                n += 1
+            out[n] = bit(r) | bit(13 + r) | bit(26 + r) | bit(39 + r)
+            n += 1
+        elif sm == 7 or sm == 11 or sm == 13 or sm == 14:
+            m = _U0
+            for s in range(4):
+                if sm >> s & 1:
+                    m |= bit(13 * s + r)
+            out[n] = m
+            n += 1
+    for s in range(4):
+        for low in range(11):
+            m = _U0
+            for k in range(5):
+                r = low + k
+                if r > 12 or not has(hand, 13 * s + r):
+                    break
+                m |= bit(13 * s + r)
+                if k >= 2:
+                    out[n] = m
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def layable_outside(hand, combo, nc, melds):
+    """Cards outside ``hand`` that could be laid off, chains included, on an arrangement."""
+    lay = _U0
+    for k in range(nc):
+        m = melds[combo[k]]
+        lo = lowest(m)
+        if is_group(m):
+            if popcount(m) == 3:
+                for s in range(4):
+                    c = 13 * s + lo % 13
+                    if not has(m, c) and not has(hand, c):
+                        lay |= bit(c)
+            continue
+        hi = highest(m)
+        c = lo - 1
+        while c >= 0 and c % 13 != 12 and c // 13 == lo // 13 and not has(hand, c):
+            lay |= bit(c)
+            c -= 1
+        c = hi + 1
+        while c < 52 and c % 13 != 0 and not has(hand, c):
+            lay |= bit(c)
+            c += 1
+    return popcount(lay)
+
+
+@njit(cache=True)
+def closure_layoff(rem, slots, nslots, apply):
+    """Cards of ``rem`` that can be laid off on ``slots`` (repeatedly, runs preferred to groups,
+    which never loses a lay-off). With ``apply`` the slots are extended in place. Returns the mask.
+    """
+    local = np.empty(NSLOT, np.uint64)
+    for k in range(nslots):
+        local[k] = slots[k]
+    laid = _U0
+    changed = True
+    while changed:
+        changed = False
+        for c in range(52):
+            if not has(rem, c) or has(laid, c):
+                continue
+            target = -1
+            for k in range(nslots):
+                f = fits(c, local[k])
+                if f == 2:
+                    target = k
+                    break
+                if f == 1 and target < 0:
+                    target = k
+            if target >= 0:
+                local[target] |= bit(c)
+                laid |= bit(c)
+                changed = True
+    if apply:
+        for k in range(nslots):
+            slots[k] = local[k]
+    return laid
+
+
+@njit(cache=True)
+def store_arrangement(rec, p, combo, nc, melds):
+    """Write an arrangement into player ``p``'s meld slots (adjacent runs merged) and remove the
+    melded cards from the hand.
+    """
+    n = 0
+    used = np.zeros(nc, np.bool_)
+    for k in range(nc):
+        if used[k]:
+            continue
+        m = melds[combo[k]]
+        used[k] = True
+        if not is_group(m):
+            merged = True
+            while merged:
+                merged = False
+                for j in range(nc):
+                    o = melds[combo[j]]
+                    if used[j] or is_group(o) or lowest(o) // 13 != lowest(m) // 13:
+                        continue
+                    if lowest(o) == highest(m) + 1 or highest(o) + 1 == lowest(m):
+                        m |= o
+                        used[j] = True
+                        merged = True
+        rec.melds[p, n] = m
+        n += 1
+        rec.hands[p] &= ~m
+    rec.n_melds[p] = n
+
+
+@njit(cache=True)
+def _arrangement_cost(mode, hand, used, combo, nc, melds, values, slots, nslots, gin):
+    """Cost of an arrangement (lower is better) as (primary, secondary).
+
+    mode 0 (knocker): (deadwood, cards outside the hand that could be laid off on it).
+    mode 1 (defender): (deadwood after every possible lay-off, 0).
+    """
+    rem = hand & ~used
+    if mode == 0:
+        return hand_value(rem, values), layable_outside(hand, combo, nc, melds)
+    if not gin:
+        rem &= ~closure_layoff(rem, slots, nslots, False)
+    return hand_value(rem, values), 0
+
+
+@njit(cache=True)
+def best_arrangement(mode, hand, melds, nm, values, slots, nslots, gin, best):
+    """Exact best arrangement of ``hand`` over disjoint candidate melds (at most three fit in
+    11 cards); writes the chosen meld indices to ``best`` and returns (count, deadwood).
+    First found wins ties, so the choice is deterministic.
+    """
+    combo = np.empty(3, np.int64)
+    bp, bs = _arrangement_cost(mode, hand, _U0, combo, 0, melds, values, slots, nslots, gin)
+    bn = 0
+    for i in range(nm):
+        combo[0] = i
+        # j == i: {i} alone; j > i: second meld j; k > j: third meld k
+        for j in range(i, nm):
+            if j > i:
+                if melds[j] & melds[i]:
+                    continue
+                combo[1] = j
+            for k in range(j, nm):
+                if k > j:
+                    if j == i:
+                        break
+                    if melds[k] & (melds[i] | melds[j]):
+                        continue
+                    combo[2] = k
+                nc = 1 if j == i else (2 if k == j else 3)
+                used = _U0
+                for q in range(nc):
+                    used |= melds[combo[q]]
+                p, s = _arrangement_cost(
+                    mode, hand, used, combo, nc, melds, values, slots, nslots, gin
+                )
+                if p < bp or (p == bp and s < bs):
+                    bp = p
+                    bs = s
+                    bn = nc
+                    for q in range(nc):
+                        best[q] = combo[q]
+    return bn, bp
+
+
+@njit(cache=True)
+def auto_knocker(rec, tables):
+    """Arrange the knocker's hand: minimum deadwood; ties to the arrangement onto which the
+    fewest cards outside the knocker's hand could be laid off; then the first found.
+    """
+    k = rec.knocker
+    hand = rec.hands[k]
+    melds = np.empty(64, np.uint64)
+    nm = candidate_melds(hand, melds)
+    best = np.empty(3, np.int64)
+    bn, dw = best_arrangement(0, hand, melds, nm, tables[4], rec.melds[k], 0, True, best)
+    store_arrangement(rec, k, best, bn, melds)
+    return dw
+
+
+@njit(cache=True)
+def auto_defender(rec, tables):
+    """Arrange the defender's hand and lay-offs to minimise its final deadwood (exact)."""
+    k = rec.knocker
+    d = 1 - k
+    hand = rec.hands[d]
+    melds = np.empty(64, np.uint64)
+    nm = candidate_melds(hand, melds)
+    slots = rec.melds[k]
+    nks = rec.n_melds[k]
+    gin = rec.gin != 0
+    best = np.empty(3, np.int64)
+    bn, dw = best_arrangement(1, hand, melds, nm, tables[4], slots, nks, gin, best)
+    store_arrangement(rec, d, best, bn, melds)
+    if not gin:
+        laid = closure_layoff(rec.hands[d], slots, nks, True)
+        rec.hands[d] &= ~laid
+        rec.laid_off |= laid
+    return dw
+
+
+# ---------------------------------------------------------------------------------------------
+# Deal, scoring, hand and episode transitions
+
+
+@njit(cache=True)
+def deal_hand(rec, cfg, tables, shuffle):
+    """Deal a hand from ``rec.deck`` (shuffled first unless a stacked deck was placed)."""
+    if shuffle:
+        for i in range(52):
+            rec.deck[i] = i
+        _rng.shuffle_inplace(rec, rec.deck, 52)
+    nd = 1 - rec.dealer
+    eleven = cfg[K_ELEVEN] != 0
+    ndeal = 21 if eleven else 20
+    rec.hands[0] = _U0
+    rec.hands[1] = _U0
+    for i in range(ndeal):
+        p = nd if i % 2 == 0 else rec.dealer
+        rec.hands[p] |= bit(rec.deck[i])
+    for p in range(2):
+        rec.known[p] = _U0
+        rec.n_melds[p] = 0
+        for s in range(NSLOT):
+            rec.melds[p, s] = _U0
+    rec.laid_off = _U0
+    rec.knocker = -1
+    rec.taken = -1
+    rec.knock_card = -1
+    rec.forced_stock = 0
+    rec.offer_stage = 0
+    rec.gin = 0
+    rec.cur = nd
+    rec.spade_double = 0
+    if eleven:
+        rec.upcard = -1
+        rec.pile_n = 0
+        rec.deck_pos = 21
+        rec.phase = PH_DISCARD
+        rec.knock_limit = cfg[K_KNOCK_LIMIT]
+    else:
+        up = rec.deck[20]
+        rec.upcard = up
+        rec.pile[0] = up
+        rec.pile_n = 1
+        rec.deck_pos = 21
+        rec.phase = PH_UPCARD
+        if cfg[K_OKLAHOMA]:
+            v = tables[4][up]
+            if up % 13 == 0 and cfg[K_OK_ACE_GIN]:
+                v = 0
+            rec.knock_limit = v
+            rec.spade_double = 1 if up // 13 == 3 else 0
+        else:
+            rec.knock_limit = cfg[K_KNOCK_LIMIT]
+
+
+@njit(cache=True)
+def reset_episode(rec, cfg, tables, dealer, shuffle):
+    """Start an episode: clear match scores, set the dealer (-1: random) and deal."""
+    for p in range(2):
+        rec.scores[p] = 0
+        rec.boxes[p] = 0
+        rec.totals[p] = 0
+        rec.rewards[p] = 0.0
+        rec.hand_points[p] = 0
+        rec.deadwood[p] = 0
+    rec.outcome = 0
+    rec.steps = 0
+    rec.hands_played = 0
+    rec.done = 0
+    rec.truncated = 0
+    rec.dealer = _rng.randint(rec, 2) if dealer < 0 else dealer
+    deal_hand(rec, cfg, tables, shuffle)
+
+
+@njit(cache=True)
+def _finish_hand(rec, cfg, tables, winner):
+    """After a hand (winner -1: dead hand): match bookkeeping, then the next deal or the end."""
+    rec.hands_played += 1
+    rec.phase = PH_OVER
+    match = cfg[K_MATCH] != 0
+    if not match:
+        rec.done = 1
+        return
+    if winner >= 0 and rec.scores[winner] >= cfg[K_TARGET]:
+        loser = 1 - winner
+        for p in range(2):
+            rec.totals[p] = rec.scores[p] + rec.boxes[p] * cfg[K_BOX_BONUS]
+        shutout = rec.scores[loser] == 0
+        if shutout and cfg[K_SHUTOUT_DOUBLE] == 0:
+            rec.totals[winner] += 2 * cfg[K_GAME_BONUS]
+        else:
+            rec.totals[winner] += cfg[K_GAME_BONUS]
+        if shutout and cfg[K_SHUTOUT_DOUBLE] != 0:
+            rec.totals[winner] *= 2
+        diff = rec.totals[winner] - rec.totals[loser]
+        if cfg[K_NORMALIZED]:
+            rec.rewards[winner] = 1.0
+            rec.rewards[loser] = -1.0
+        else:
+            # hand points were paid as they were won; the bonuses settle the rest
+            rest = diff - (rec.scores[winner] - rec.scores[loser])
+            rec.rewards[winner] += rest
+            rec.rewards[loser] -= rest
+        rec.done = 1
+        return
+    # next hand of the match
+    nd = cfg[K_NEXT_DEALER]
+    if winner >= 0:
+        if nd == 0:
+            rec.dealer = 1 - winner
+        elif nd == 1:
+            rec.dealer = winner
+        else:
+            rec.dealer = 1 - rec.dealer
+    deal_hand(rec, cfg, tables, True)
+
+
+@njit(cache=True)
+def _dead_hand(rec, cfg, tables):
+    rec.outcome = OUT_DEAD
+    for p in range(2):
+        rec.hand_points[p] = 0
+        rec.deadwood[p] = 0
+    _finish_hand(rec, cfg, tables, -1)
+
+
+@njit(cache=True)
+def score_hand(rec, cfg, tables):
+    """Score a laid-out hand (knocker and defender deadwood are what remains in their hands)."""
+    values = tables[4]
+    k = rec.knocker
+    d = 1 - k
+    kd = hand_value(rec.hands[k], values)
+    dd = hand_value(rec.hands[d], values)
+    rec.deadwood[k] = kd
+    rec.deadwood[d] = dd
+    extra = 0
+    if rec.gin:
+        winner = k
+        pts = cfg[K_GIN_BONUS] + dd
+        rec.outcome = OUT_GIN
+        extra = 2
+    elif kd < dd:
+        winner = k
+        pts = dd - kd
+        rec.outcome = OUT_KNOCK
+    else:
+        winner = d
+        pts = kd - dd + cfg[K_UNDERCUT_BONUS]
+        rec.outcome = OUT_UNDERCUT
+        extra = 1
+    if rec.spade_double:
+        pts *= 2
+        extra *= 2
+    rec.hand_points[winner] = pts
+    rec.hand_points[1 - winner] = 0
+    rec.scores[winner] += pts
+    rec.boxes[winner] += 1
+    if cfg[K_OK_EXTRA]:
+        rec.boxes[winner] += extra
+    r = float(pts)
+    if cfg[K_NORMALIZED]:
+        r = r / cfg[K_SCALE] if cfg[K_MATCH] == 0 else 0.0
+    rec.rewards[winner] += r
+    rec.rewards[1 - winner] -= r
+    _finish_hand(rec, cfg, tables, winner)
+
+
+@njit(cache=True)
+def _start_knock(rec, cfg, tables, c):
+    """The current player knocks, discarding ``c`` face down."""
+    p = rec.cur
+    rec.hands[p] &= ~bit(c)
+    rec.known[p] &= ~bit(c)
+    rec.knock_card = c
+    rec.knocker = p
+    rec.taken = -1
+    if cfg[K_AUTO]:
+        dw = auto_knocker(rec, tables)
+        rec.gin = 1 if dw == 0 else 0
+        rec.known[p] = rec.hands[p]
+        auto_defender(rec, tables)
+        score_hand(rec, cfg, tables)
+    else:
+        rec.phase = PH_KNOCKER_MELD
+
+
+@njit(cache=True)
+def can_knock_with(hand, limit, tables) -> bool:
+    """True if some discard from ``hand`` leaves deadwood within ``limit``."""
+    for c in range(52):
+        if has(hand, c) and mindw(hand & ~bit(c), tables) <= limit:
+            return True
+    return False
+
+
+@njit(cache=True)
+def apply_action(rec, cfg, tables, a):
+    """Apply a legal action id to a game record (legality is the caller's check)."""
+    p = rec.cur
+    o = 1 - p
+    for q in range(2):
+        rec.rewards[q] = 0.0
+    rec.steps += 1
+    ph = rec.phase
+    if ph == PH_UPCARD:
+        if a == TAKE_DISCARD:
+            c = rec.pile[rec.pile_n - 1]
+            rec.pile_n -= 1
+            rec.hands[p] |= bit(c)
+            rec.known[p] |= bit(c)
+            rec.taken = c
+            rec.phase = PH_DISCARD
+        elif rec.offer_stage == 0:
+            rec.offer_stage = 1
+            rec.cur = o
+        else:
+            rec.cur = o
+            rec.phase = PH_DRAW
+            rec.forced_stock = 1
+    elif ph == PH_DRAW:
+        if a == DRAW_STOCK:
+            c = rec.deck[rec.deck_pos]
+            rec.deck_pos += 1
+            rec.hands[p] |= bit(c)
+            rec.taken = -1
+        else:
+            c = rec.pile[rec.pile_n - 1]
+            rec.pile_n -= 1
+            rec.hands[p] |= bit(c)
+            rec.known[p] |= bit(c)
+            rec.taken = c
+        rec.forced_stock = 0
+        rec.phase = PH_DISCARD
+    elif ph == PH_DISCARD:
+        if a < KNOCK_BASE:
+            c = a - DISCARD_BASE
+            rec.hands[p] &= ~bit(c)
+            rec.known[p] &= ~bit(c)
+            rec.pile[rec.pile_n] = c
+            rec.pile_n += 1
+            rec.taken = -1
+            if 52 - rec.deck_pos <= 2:
+                if cfg[K_FIFTIETH] and can_knock_with(
+                    rec.hands[o] | bit(c), rec.knock_limit, tables
+                ):
+                    rec.cur = o
+                    rec.phase = PH_FIFTY_OFFER
+                else:
+                    _dead_hand(rec, cfg, tables)
+            else:
+                rec.cur = o
+                rec.phase = PH_DRAW
+        else:
+            _start_knock(rec, cfg, tables, a - KNOCK_BASE)
+    elif ph == PH_FIFTY_OFFER:
+        if a == TAKE_DISCARD:
+            c = rec.pile[rec.pile_n - 1]
+            rec.pile_n -= 1
+            rec.hands[p] |= bit(c)
+            rec.known[p] |= bit(c)
+            rec.taken = -1
+            rec.phase = PH_FIFTY_KNOCK
+        else:
+            _dead_hand(rec, cfg, tables)
+    elif ph == PH_FIFTY_KNOCK:
+        _start_knock(rec, cfg, tables, a - KNOCK_BASE)
+    elif ph == PH_KNOCKER_MELD:
+        if a == END_MELDING:
+            rec.gin = 1 if rec.hands[p] == _U0 else 0
+            rec.known[p] = rec.hands[p]
+            rec.cur = o
+            rec.phase = PH_DEFENDER_MELD
+        else:
+            m = tables[5][a - MELD_BASE]
+            rec.melds[p, rec.n_melds[p]] = m
+            rec.n_melds[p] += 1
+            rec.hands[p] &= ~m
+            rec.known[p] &= ~m
+    elif ph == PH_DEFENDER_MELD:
+        if a == END_MELDING:
+            score_hand(rec, cfg, tables)
+        elif a < LAYOFF_BASE:
+            m = tables[5][a - MELD_BASE]
+            rec.melds[p, rec.n_melds[p]] = m
+            rec.n_melds[p] += 1
+            rec.hands[p] &= ~m
+            rec.known[p] &= ~m
+        else:
+            c = (a - LAYOFF_BASE) // NSLOT
+            s = (a - LAYOFF_BASE) % NSLOT
+            rec.melds[o, s] |= bit(c)
+            rec.laid_off |= bit(c)
+            rec.hands[p] &= ~bit(c)
+            rec.known[p] &= ~bit(c)
+    if rec.done == 0 and cfg[K_MAX_STEPS] > 0 and rec.steps >= cfg[K_MAX_STEPS]:
+        rec.truncated = 1
+        rec.done = 1
+        for q in range(2):
+            rec.rewards[q] = 0.0
+
+
+@njit(cache=True)
+def legal_mask(rec, cfg, tables, out):
+    """Write the exact legal-action mask of the player to act into ``out`` (int8)."""
+    out[:] = 0
+    if rec.done:
+        return
+    ph = rec.phase
+    p = rec.cur
+    hand = rec.hands[p]
+    lim = rec.knock_limit
+    if ph == PH_UPCARD or ph == PH_FIFTY_OFFER:
+        out[TAKE_DISCARD] = 1
+        out[PASS] = 1
+        # the 50th card offer is only made when a knock is possible with it (checked on entry)
+    elif ph == PH_DRAW:
+        out[DRAW_STOCK] = 1
+        if not rec.forced_stock and rec.pile_n > 0:
+            out[TAKE_DISCARD] = 1
+    elif ph == PH_DISCARD or ph == PH_FIFTY_KNOCK:
+        fifty = ph == PH_FIFTY_KNOCK
+        for c in range(52):
+            if not has(hand, c):
+                continue
+            blocked = c == rec.taken and cfg[K_ALLOW_UPCARD] == 0
+            if not fifty and not blocked:
+                out[DISCARD_BASE + c] = 1
+            if not blocked and mindw(hand & ~bit(c), tables) <= lim:
+                out[KNOCK_BASE + c] = 1
+    elif ph == PH_KNOCKER_MELD:
+        if hand_value(hand, tables[4]) <= lim:
+            out[END_MELDING] = 1
+        if rec.n_melds[p] < NSLOT:
+            for t in range(NUM_GIN_MELDS):
+                m = tables[5][t]
+                if m & hand == m and mindw(hand & ~m, tables) <= lim:
+                    out[MELD_BASE + t] = 1
+    elif ph == PH_DEFENDER_MELD:
+        out[END_MELDING] = 1
+        if rec.n_melds[p] < NSLOT:
+            for t in range(NUM_GIN_MELDS):
+                m = tables[5][t]
+                if m & hand == m:
+                    out[MELD_BASE + t] = 1
+        if not rec.gin:
+            k = 1 - p
+            for c in range(52):
+                if has(hand, c):
+                    for s in range(rec.n_melds[k]):
+                        if fits(c, rec.melds[k, s]):
+                            out[LAYOFF_BASE + NSLOT * c + s] = 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Observations
+
+O_HAND = 0
+O_TOP = 52
+O_PILE = 104
+O_KNOWN = 156
+O_STOCK = 208
+O_OPP_SIZE = 209
+O_LIMIT = 210
+O_SPADE = 211
+O_DEALER = 212
+O_SCORES = 213
+O_BOXES = 215
+O_PHASE = 217
+O_MELDS = O_PHASE + E.NUM_PHASES
+
+
+@njit(cache=True)
+def write_obs(rec, cfg, p, out):
+    """Write player ``p``'s observation (seat-relative, no hidden cards) into ``out`` (float32)."""
+    out[:] = 0.0
+    o = 1 - p
+    hand = rec.hands[p]
+    known = rec.known[o]
+    for c in range(52):
+        if has(hand, c):
+            out[O_HAND + c] = 1.0
+        if has(known, c):
+            out[O_KNOWN + c] = 1.0
+    n = rec.pile_n
+    if n > 0:
+        out[O_TOP + rec.pile[n - 1]] = 1.0
+        for j in range(n):
+            out[O_PILE + rec.pile[j]] = 1.0 - (n - 1 - j) / 52.0
+    out[O_STOCK] = (52 - rec.deck_pos) / _STOCK_START
+    out[O_OPP_SIZE] = popcount(rec.hands[o]) / 11.0
+    out[O_LIMIT] = rec.knock_limit / 10.0
+    out[O_SPADE] = rec.spade_double
+    out[O_DEALER] = 1.0 if rec.dealer == p else 0.0
+    t = float(cfg[K_TARGET])
+    out[O_SCORES] = rec.scores[p] / t
+    out[O_SCORES + 1] = rec.scores[o] / t
+    out[O_BOXES] = rec.boxes[p] / 10.0
+    out[O_BOXES + 1] = rec.boxes[o] / 10.0
+    out[O_PHASE + rec.phase] = 1.0
+    if cfg[K_AUTO] == 0:
+        for q in range(2):
+            who = p if q == 0 else o
+            for s in range(rec.n_melds[who]):
+                m = rec.melds[who, s]
+                base = O_MELDS + (q * NSLOT + s) * 52
+                for c in range(52):
+                    if has(m, c):
+                        out[base + c] = 1.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Batch entry points
+
+
+@njit(cache=True)
+def reset_batch(states, cfg, tables, dealers, stacked, masks, obs, write):
+    """Reset every game (dealer -1: random; ``stacked`` keeps the deck already in ``deck``)."""
+    for i in range(states.shape[0]):
+        rec = states[i]
+        reset_episode(rec, cfg, tables, dealers[i], not stacked[i])
+        legal_mask(rec, cfg, tables, masks[i])
+        if write:
+            write_obs(rec, cfg, rec.cur, obs[i])
+
+
+def _step_batch(
+    states,
+    cfg,
+    tables,
+    actions,
+    masks,
+    obs,
+    rewards,
+    term,
+    trunc,
+    final_obs,
+    final_info,
+    autoreset,
+    write,
+):
+    for i in prange(states.shape[0]):
+        rec = states[i]
+        apply_action(rec, cfg, tables, actions[i])
+        rewards[i, 0] = rec.rewards[0]
+        rewards[i, 1] = rec.rewards[1]
+        term[i] = rec.done != 0 and rec.truncated == 0
+        trunc[i] = rec.truncated != 0
+        if rec.done and autoreset:
+            for q in range(2):
+                write_obs(rec, cfg, q, final_obs[i, q])
+                final_info[i, q] = rec.totals[q] if cfg[K_MATCH] else rec.hand_points[q]
+            final_info[i, 2] = rec.outcome
+            final_info[i, 3] = rec.steps
+            final_info[i, 4] = rec.deadwood[0]
+            final_info[i, 5] = rec.deadwood[1]
+            reset_episode(rec, cfg, tables, -1, True)
+        legal_mask(rec, cfg, tables, masks[i])
+        if write:
+            write_obs(rec, cfg, rec.cur, obs[i])
+
+
+step_batch = njit(cache=True)(_step_batch)
+step_batch_parallel = njit(cache=True, parallel=True)(_step_batch)
+
+
+def _play_random(states, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep_hands):
+    """Play ``episodes`` full episodes per game with uniformly random legal actions, drawn from
+    each game's own stream. Records outcome (of the last hand), decisions, points and hands.
+    """
+    na = END_MELDING + 1
+    for i in prange(states.shape[0]):
+        rec = states[i]
+        mask = np.zeros(na, np.int8)
+        for e in range(episodes):
+            reset_episode(rec, cfg, tables, -1, True)
+            while not rec.done:
+                legal_mask(rec, cfg, tables, mask)
+                n = 0
+                for a in range(na):
+                    n += mask[a]
+                k = _rng.randint(rec, n)
+                for a in range(na):
+                    if mask[a]:
+                        if k == 0:
+                            apply_action(rec, cfg, tables, a)
+                            break
+                        k -= 1
+            ep_outcome[i, e] = rec.outcome
+            ep_len[i, e] = rec.steps
+            ep_hands[i, e] = rec.hands_played
+            for q in range(2):
+                ep_points[i, e, q] = rec.totals[q] if cfg[K_MATCH] else rec.hand_points[q]
+
+
+play_random = njit(cache=True)(_play_random)
+play_random_parallel = njit(cache=True, parallel=True)(_play_random)
+
+
+@njit(cache=True)
+def mindw_check(hand, tables) -> int:
+    """Minimum deadwood of a mask (exposed for tests)."""
+    return mindw(hand, tables)
+
+
+__all__ = [
+    "INF_DEADWOOD",
+    "TABLES",
+    "apply_action",
+    "legal_mask",
+    "play_random",
+    "reset_batch",
+    "step_batch",
+    "write_obs",
+]
