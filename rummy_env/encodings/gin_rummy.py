@@ -196,3 +196,42 @@ def split_observation(obs: np.ndarray, auto_meld: bool) -> dict[str, np.ndarray]
     for p in observation_pieces(auto_meld):
         out[p.name] = obs[..., p.offset : p.offset + p.size].reshape(obs.shape[:-1] + p.shape)
     return out
+
+
+def meld_template(cards: str | list[int | str]) -> int:
+    """Template id of the meld made of exactly these cards (``ValueError`` if none)."""
+    from rummy_env.core.cards import cards_to_mask
+
+    m = cards_to_mask(cards)
+    hits = np.flatnonzero(GIN_MELD_MASKS == np.uint64(m))
+    if hits.size == 0:
+        raise ValueError(f"{cards!r} is not a Gin meld (3-4 of a rank or a 3-10 card run)")
+    return int(hits[0])
+
+
+def action_id(name: str) -> int:
+    """Action id from its name: ``"DRAW_STOCK"``, ``"DISCARD[Kd]"``, ``"KNOCK[Qs]"``,
+    ``"MELD[7c 7d 7h]"``, ``"LAYOFF[8s, 0]"``, ``"END_MELDING"`` (inverse of ``action_name``).
+    """
+    from rummy_env.core.cards import str_to_card
+
+    n = name.strip()
+    simple = {"DRAW_STOCK": DRAW_STOCK, "TAKE_DISCARD": TAKE_DISCARD, "PASS": PASS}
+    simple["END_MELDING"] = END_MELDING
+    if n in simple:
+        return simple[n]
+    if "[" not in n or not n.endswith("]"):
+        raise ValueError(f"unknown action name {name!r}")
+    head, arg = n[:-1].split("[", 1)
+    if head == "DISCARD":
+        return DISCARD_BASE + str_to_card(arg)
+    if head == "KNOCK":
+        return KNOCK_BASE + str_to_card(arg)
+    if head == "MELD":
+        for word in ("group ", "run "):
+            arg = arg.replace(word, "")
+        return MELD_BASE + meld_template(arg)
+    if head == "LAYOFF":
+        card, slot = (x.strip() for x in arg.replace("slot", "").split(","))
+        return LAYOFF_BASE + MAX_MELD_SLOTS * str_to_card(card) + int(slot)
+    raise ValueError(f"unknown action name {name!r}")

@@ -692,13 +692,18 @@ def legal_mask(rec, cfg, tables, out):
             out[TAKE_DISCARD] = 1
     elif ph == PH_DISCARD or ph == PH_FIFTY_KNOCK:
         fifty = ph == PH_FIFTY_KNOCK
+        # exact pruning: deadwood(hand - c) >= deadwood(hand) - value(c), values are <= 10
+        whole = mindw(hand, tables)
+        values = tables[4]
         for c in range(52):
             if not has(hand, c):
                 continue
             blocked = c == rec.taken and cfg[K_ALLOW_UPCARD] == 0
             if not fifty and not blocked:
                 out[DISCARD_BASE + c] = 1
-            if not blocked and mindw(hand & ~bit(c), tables) <= lim:
+            if blocked or whole - values[c] > lim:
+                continue
+            if mindw(hand & ~bit(c), tables) <= lim:
                 out[KNOCK_BASE + c] = 1
     elif ph == PH_KNOCKER_MELD:
         if hand_value(hand, tables[4]) <= lim:
@@ -840,7 +845,7 @@ def _play_random(states, cfg, tables, episodes, ep_outcome, ep_len, ep_points, e
     """Play ``episodes`` full episodes per game with uniformly random legal actions, drawn from
     each game's own stream. Records outcome (of the last hand), decisions, points and hands.
     """
-    na = END_MELDING + 1
+    na = END_MELDING + 1 if cfg[K_AUTO] == 0 else MELD_BASE
     for i in prange(states.shape[0]):
         rec = states[i]
         mask = np.zeros(na, np.int8)

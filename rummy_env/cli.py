@@ -1,0 +1,468 @@
+"""Command line interface: ``rummy-env <command> [options]``.
+
+Commands:
+    simulate: play random games of every game variant with the compiled kernels and print a
+        summary table (speed, decisions per game, how hands ended, mean scores).
+
+Every command is a function ``cmd_<name>(args) -> int`` registered in :data:`COMMANDS` by a
+``add_<name>_parser`` function, so further commands (``arena``, ``play``, ``benchmark``,
+``train``) plug in the same way. Games provide random play for ``simulate`` through
+:func:`register_simulator`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from rummy_env.games import GAMES
+
+PROG = "rummy-env"
+
+
+class CLIError(Exception):
+    """A user error: printed as one line ``rummy-env: error: ...``, exit status 2."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Random-play simulators, one per game
+
+SimulateFn = Callable[[Any, int, int], dict[str, np.ndarray]]
+"""``simulate(config, n_games, seed) -> arrays``: play ``n_games`` random episodes, game ``i``
+seeded with ``seed + i`` (so chunked calls with shifted seeds give the same games as one call).
+
+The returned dict holds (n_games,) int arrays ``outcome`` (code of the last hand of the episode,
+an index into the simulator's ``outcome_names``), ``decisions`` (per episode), ``hands`` (hands
+played per episode) and a (n_games, num_players) array ``points`` (hand points, or match totals for
+multi-hand episodes).
+"""
+
+
+class Simulator(NamedTuple):
+    """How ``simulate`` plays one game: the random-play function and its outcome labels."""
+
+    simulate: SimulateFn
+    outcome_names: tuple[str, ...]
+
+
+SIMULATORS: dict[str, Simulator] = {}
+"""Game name -> random-play simulator (see :func:`register_simulator`)."""
+
+VARIANTS: dict[str, dict[str, dict[str, Any]]] = {}
+"""Game name -> variant name -> rule options: the preset variants ``simulate`` plays."""
+
+
+def register_simulator(
+    game: str,
+    simulate: SimulateFn,
+    outcome_names: Sequence[str],
+    variants: dict[str, dict[str, Any]] | None = None,
+) -> None:
+    """Make a game playable by ``rummy-env simulate``.
+
+    Args:
+        game: name of the game in ``rummy_env.games.GAMES``.
+        simulate: random-play function, see :data:`SimulateFn`.
+        outcome_names: label of each outcome code (code 0 means "no outcome", e.g. truncated).
+        variants: preset variants (name -> rule options); default ``{"standard": {}}``.
+
+    """
+    SIMULATORS[game] = Simulator(simulate, tuple(outcome_names))
+    VARIANTS[game] = dict(variants) if variants else {"standard": {}}
+
+
+def _simulate_gin_rummy(config: Any, n_games: int, seed: int) -> dict[str, np.ndarray]:
+    """Random Gin Rummy with the compiled parallel kernel (one episode per game)."""
+    from rummy_env.rules.gin_rummy import kernels as K
+
+    _, game_cls = GAMES["gin_rummy"]
+    game = game_cls(config, n_games)
+    game.seed(seed)
+    # identical C-contiguous int64 layouts on every call, so numba compiles the kernel once
+    oc = np.zeros((n_games, 1), np.int64)
+    ln = np.zeros((n_games, 1), np.int64)
+    hp = np.zeros((n_games, 1), np.int64)
+    pts = np.zeros((n_games, 1, 2), np.int64)
+    K.play_random_parallel(game.states, game.cfg, K.TABLES, 1, oc, ln, pts, hp)
+    return {"outcome": oc[:, 0], "decisions": ln[:, 0], "hands": hp[:, 0], "points": pts[:, 0]}
+
+
+def _register_builtin() -> None:
+    from rummy_env.encodings.gin_rummy import OUTCOME_NAMES
+
+    register_simulator(
+        "gin_rummy",
+        _simulate_gin_rummy,
+        OUTCOME_NAMES,
+        variants={
+            "standard": {},
+            "oklahoma": {"oklahoma": True},
+            "match": {"episode": "match"},
+            "eleven_card_deal": {"eleven_card_deal": True},
+            "fiftieth_card_action": {"fiftieth_card_action": True},
+            "manual_melds": {"auto_meld": False},
+        },
+    )
+
+
+_register_builtin()
+
+
+# ---------------------------------------------------------------------------------------------
+# Option parsing
+
+
+def parse_value(text: str) -> Any:
+    """``"12"`` -> 12, ``"true"``/``"false"`` -> bool, ``"none"`` -> None, else the string."""
+    low = text.strip().lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("none", "null"):
+        return None
+    try:
+        return int(text, 0)
+    except ValueError:
+        return text
+
+
+def parse_options(items: Sequence[str]) -> dict[str, Any]:
+    """Parse repeated ``key=value`` strings into rule options.
+
+    Raises:
+        CLIError: for an item without ``=`` or with an empty key.
+
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise CLIError(f"bad --option {item!r}: expected key=value (e.g. knock_limit=5)")
+        out[key] = parse_value(value)
+    return out
+
+
+def make_config(game: str, options: dict[str, Any], what: str = "--option") -> Any:
+    """Build a game's config from options; a bad option becomes a one-line ``CLIError``."""
+    cfg_cls, _ = GAMES[game]
+    try:
+        return cfg_cls.from_kwargs(**options)
+    except (ValueError, TypeError) as e:
+        shown = " ".join(f"{k}={v}" for k, v in options.items())
+        raise CLIError(f"bad {what} for {game} ({shown}): {e}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# simulate
+
+
+@dataclass
+class SimResult:
+    """Summary statistics of one simulated variant."""
+
+    game: str
+    variant: str
+    options: dict[str, Any]
+    games: int
+    seconds: float
+    decisions: float
+    hands: float
+    outcome_pct: dict[str, float]
+    points: list[float]
+    winner_points: float
+    multi_hand: bool
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def games_per_s(self) -> float:
+        """Games (episodes) per second of kernel time."""
+        return self.games / self.seconds if self.seconds > 0 else math.inf
+
+
+def summarize(
+    game: str,
+    variant: str,
+    options: dict[str, Any],
+    arrays: dict[str, np.ndarray],
+    seconds: float,
+    outcome_names: Sequence[str],
+) -> SimResult:
+    """Turn concatenated simulator arrays into a :class:`SimResult`."""
+    oc = arrays["outcome"]
+    n = int(oc.shape[0])
+    counts = np.bincount(oc, minlength=len(outcome_names))
+    pct = {name: 100.0 * counts[i] / n for i, name in enumerate(outcome_names)}
+    pts = arrays["points"]
+    hands = arrays["hands"]
+    decided = oc != 0
+    if outcome_names and "dead_hand" in outcome_names:
+        decided &= oc != outcome_names.index("dead_hand")
+    best = pts.max(axis=1)
+    return SimResult(
+        game=game,
+        variant=variant,
+        options=options,
+        games=n,
+        seconds=seconds,
+        decisions=float(arrays["decisions"].mean()),
+        hands=float(hands.mean()),
+        outcome_pct=pct,
+        points=[float(x) for x in pts.mean(axis=0)],
+        winner_points=float(best[decided].mean()) if decided.any() else 0.0,
+        multi_hand=bool((hands > 1).any()),
+    )
+
+
+CHUNK_SECONDS = 0.25
+"""Target wall time of one simulator call (the progress bar moves about this often)."""
+
+
+def _next_chunk(done_now: int, seconds: float, remaining: int) -> int:
+    """Games for the next simulator call, from the rate of the last one."""
+    rate = done_now / max(seconds, 1e-6)
+    return max(1, min(remaining, max(64, min(1 << 16, int(rate * CHUNK_SECONDS)))))
+
+
+def run_variant(
+    game: str,
+    variant: str,
+    options: dict[str, Any],
+    games: int,
+    seed: int,
+    progress: Any = None,
+) -> SimResult:
+    """Simulate ``games`` random episodes of one variant, in chunks (game ``i``: ``seed + i``).
+
+    Chunks are sized to take about :data:`CHUNK_SECONDS`; since game ``i`` is always seeded with
+    ``seed + i`` the results do not depend on the chunking.
+    """
+    sim = SIMULATORS[game]
+    config = make_config(game, options, what=f"options for variant {variant!r}")
+    sim.simulate(config, 1, seed)  # warm-up: compile (or load) the kernel outside the timing
+    parts: list[dict[str, np.ndarray]] = []
+    elapsed = 0.0
+    done = 0
+    n = min(games, 256)
+    while done < games:
+        t0 = time.perf_counter()
+        parts.append(sim.simulate(config, n, seed + done))
+        dt = time.perf_counter() - t0
+        elapsed += dt
+        done += n
+        if progress is not None:
+            progress.update(n)
+        n = _next_chunk(n, dt, games - done)
+    arrays = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return summarize(game, variant, options, arrays, elapsed, sim.outcome_names)
+
+
+def _select_variants(game: str, args: argparse.Namespace, options: dict[str, Any]) -> list[str]:
+    presets = VARIANTS[game]
+    if args.variants is None:
+        # user options alone: one "custom" variant; otherwise every preset
+        return ["custom"] if options else list(presets)
+    if args.variants == "all":
+        return list(presets)
+    names = [v.strip() for v in args.variants.split(",") if v.strip()]
+    unknown = [v for v in names if v not in presets and v != "custom"]
+    if unknown or not names:
+        raise CLIError(
+            f"unknown variant(s) {unknown} for {game}; available: all, custom, "
+            + ", ".join(presets)
+        )
+    return names
+
+
+def _fmt_num(x: float) -> str:
+    if not math.isfinite(x):
+        return "inf"
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    if abs(x) >= 100:
+        return f"{x:.1f}"
+    return f"{x:.2f}"
+
+
+def format_table(results: Sequence[SimResult], fmt: str = "plain") -> str:
+    """Render results as a fixed-width text table (``plain``) or a ``markdown`` table."""
+    outcome_cols: list[str] = []
+    for r in results:
+        for name, p in r.outcome_pct.items():
+            if name not in outcome_cols and (name != "none" or p > 0):
+                outcome_cols.append(name)
+    max_players = max((len(r.points) for r in results), default=2)
+    headers = ["game", "variant", "games", "games/s", "decisions", "hands"]
+    headers += [f"{c}%" for c in outcome_cols]
+    headers += [f"p{i} pts" for i in range(max_players)] + ["winner pts"]
+    rows = []
+    for r in results:
+        row = [
+            r.game,
+            r.variant,
+            f"{r.games:,}",
+            _fmt_num(r.games_per_s),
+            _fmt_num(r.decisions),
+            _fmt_num(r.hands),
+        ]
+        row += [f"{r.outcome_pct.get(c, 0.0):.2f}" for c in outcome_cols]
+        row += [_fmt_num(p) for p in r.points] + [""] * (max_players - len(r.points))
+        row.append(_fmt_num(r.winner_points))
+        rows.append(row)
+    left = {0, 1}
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str], sep: str) -> str:
+        pairs = enumerate(zip(cells, widths, strict=True))
+        return sep.join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in pairs)
+
+    if fmt == "markdown":
+        rule = [("-" * w if i in left else "-" * (w - 1) + ":") for i, w in enumerate(widths)]
+        out = [line(headers, " | "), " | ".join(rule)] + [line(row, " | ") for row in rows]
+        return "\n".join(f"| {s} |" for s in out)
+    out = [line(headers, "  "), "  ".join("-" * w for w in widths)]
+    out += [line(row, "  ") for row in rows]
+    return "\n".join(out)
+
+
+def _notes(results: Sequence[SimResult], seed: int) -> list[str]:
+    notes = [
+        f"seed {seed}; games/s: wall time of the simulator calls (engine setup, seeding and "
+        "play; a warm-up call compiles first).",
+        "decisions, hands: mean per game; outcome %: how the (last) hand of each game ended.",
+        "p<i> pts: mean points of player_<i> per game (hand points; match totals in multi-hand "
+        "variants); winner pts: mean points of the winner over games with a winner.",
+    ]
+    if any(r.multi_hand for r in results):
+        notes.append(
+            "multi-hand variants (match): outcome of the final hand, points are match totals."
+        )
+    return notes
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """Run ``rummy-env simulate``."""
+    from tqdm import tqdm
+
+    if args.games < 1:
+        raise CLIError(f"--games must be at least 1, got {args.games}")
+    games = args.game or [g for g in GAMES if g in SIMULATORS]
+    for g in games:
+        if g not in GAMES:
+            raise CLIError(f"unknown game {g!r}; available: {', '.join(GAMES)}")
+        if g not in SIMULATORS:
+            raise CLIError(f"game {g!r} has no random-play simulator registered")
+    options = parse_options(args.option)
+    plan: list[tuple[str, str, dict[str, Any]]] = []
+    for g in games:
+        if options:
+            make_config(g, options)  # a bad --option is reported as such, before any variant
+        for v in _select_variants(g, args, options):
+            opts = {**VARIANTS[g].get(v, {}), **options}
+            make_config(g, opts, what=f"options for variant {v!r}")
+            plan.append((g, v, opts))
+    seed = args.seed
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
+
+    results = []
+    with tqdm(
+        total=args.games * len(plan),
+        unit="game",
+        unit_scale=True,
+        disable=args.no_progress,
+        file=sys.stderr,
+        dynamic_ncols=True,
+    ) as bar:
+        for g, v, opts in plan:
+            bar.set_description(f"{g}/{v}")
+            results.append(run_variant(g, v, opts, args.games, seed, progress=bar))
+    print(format_table(results, args.format))
+    if args.format == "markdown":
+        print()
+    for note in _notes(results, seed):
+        print(f"- {note}" if args.format == "markdown" else note)
+    return 0
+
+
+def add_simulate_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the ``simulate`` command."""
+    p = sub.add_parser(
+        "simulate",
+        help="play random games of every variant and print a summary table",
+        description=(
+            "Play uniformly random legal moves in every game variant with the compiled kernels "
+            "and print games/s, decisions per game, how hands ended and mean scores. Random "
+            "players rarely knock, so most hands are dead hands."
+        ),
+    )
+    p.add_argument("--games", type=int, default=20000, help="games per variant (default 20000)")
+    p.add_argument("--seed", type=int, default=None, help="base seed (game i uses seed + i)")
+    p.add_argument(
+        "--game",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help=f"game to simulate, repeatable (default: all of {', '.join(GAMES)})",
+    )
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="rule option applied to every variant, repeatable (values: int, true/false, none, "
+        "or text); with --option and no --variants only the 'custom' variant is played",
+    )
+    p.add_argument(
+        "--variants",
+        default=None,
+        metavar="LIST",
+        help="'all' or comma-separated preset names (gin_rummy: "
+        + ", ".join(VARIANTS.get("gin_rummy", {}))
+        + "; 'custom': the --option values alone); default: all presets",
+    )
+    p.add_argument("--format", choices=("plain", "markdown"), default="plain", help="table format")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(func=cmd_simulate)
+
+
+# ---------------------------------------------------------------------------------------------
+# entry point
+
+COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [add_simulate_parser]
+"""Functions adding one subcommand each (set ``func`` to the command's handler)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every registered subcommand."""
+    from rummy_env import __version__
+
+    parser = argparse.ArgumentParser(prog=PROG, description="Rummy card game environments.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for add in COMMANDS:
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (2 for usage errors and bad options)."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except CLIError as e:
+        print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
