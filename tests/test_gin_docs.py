@@ -1,0 +1,58 @@
+"""The env docstring is the spec: its tables must match the constants and the config."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from rummy_env import gin_rummy_v0
+from rummy_env.encodings import gin_rummy as E
+from rummy_env.rules.gin_rummy.config import GinRummyConfig
+
+DOC = gin_rummy_v0.__doc__
+
+
+def _table(section: str) -> list[list[str]]:
+    body = DOC.split(f"## {section}", 1)[1].split("\n## ", 1)[0]
+    rows = [ln for ln in body.splitlines() if ln.startswith("|") and not set(ln) <= set("|- ")]
+    return [[c.strip() for c in r.strip("|").split("|")] for r in rows[1:]]
+
+
+def test_docstring_sections_in_pettingzoo_order():
+    heads = re.findall(r"^## (.+)$", DOC, re.MULTILINE)
+    assert heads == [
+        "Arguments",
+        "Observation",
+        "Actions",
+        "Rewards",
+        "Episode end",
+        "Departures from the printed rules",
+        "Version history",
+    ]
+
+
+def test_observation_table_matches_pieces():
+    rows = _table("Observation")
+    pieces = E.observation_pieces(auto_meld=False)
+    assert [r[0] for r in rows] == [p.name for p in pieces]
+    for r, p in zip(rows, pieces, strict=True):
+        assert (int(r[1]), int(r[2])) == (p.offset, p.size), p.name
+    assert f"({E.observation_size(True)},)" in DOC and f"({E.observation_size(False)},)" in DOC
+
+
+def test_action_table_matches_constants():
+    rows = _table("Actions")
+    assert [r[0] for r in rows] == [name for name, *_ in E.ACTION_RANGES]
+    for r, (name, first, count, _manual) in zip(rows, E.ACTION_RANGES, strict=True):
+        ids = r[1]
+        want = str(first) if count == 1 else f"{first}..{first + count - 1}"
+        assert ids == want, name
+    assert f"Discrete({E.NUM_ACTIONS_AUTO})" in DOC and f"Discrete({E.NUM_ACTIONS_MANUAL})" in DOC
+
+
+def test_arguments_table_matches_config_fields_and_defaults():
+    rows = _table("Arguments")
+    fields = {f.name: f.default for f in dataclasses.fields(GinRummyConfig)}
+    assert [r[0] for r in rows] == list(fields)
+    for name, default, _ in rows:
+        assert default == str(fields[name]), name
