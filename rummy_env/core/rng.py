@@ -18,7 +18,6 @@ _S30 = np.uint64(30)
 _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 _S32 = np.uint64(32)
-_M32 = np.uint64(0xFFFFFFFF)
 
 
 def seed_state(seed: int | None) -> np.uint64:
@@ -30,10 +29,8 @@ def seed_state(seed: int | None) -> np.uint64:
 def seed_states(seed: int | list[int] | None, n: int) -> np.ndarray:
     """Stream states for ``n`` games: ``seed + i`` for an int, one per entry for a list."""
     if seed is None:
-        base = np.random.SeedSequence()
-        return np.array(
-            [s.generate_state(1, dtype=np.uint64)[0] for s in base.spawn(n)], dtype=np.uint64
-        )
+        # fresh entropy: one SeedSequence yields independent 64-bit states for all games
+        return np.random.SeedSequence().generate_state(n, dtype=np.uint64)
     if isinstance(seed, (list, tuple, np.ndarray)):
         if len(seed) != n:
             raise ValueError(f"got {len(seed)} seeds for {n} games")

@@ -223,14 +223,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             )
         self.game.reset(seed=seed, dealers=[dealer], decks=[deck], write_obs=False)
         self._reset_bookkeeping()
+        self._hands_played = 0
         self.agent_selection = self.possible_agents[int(self.game.states["cur"][0])]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Observation and action mask of ``agent`` (fresh arrays)."""
         p = self._agent_index[agent]
-        rec = self.game.states[0]
-        if agent == self.agent_selection and not rec["done"]:
-            mask = self.game.action_mask(0)
+        if agent == self.agent_selection:
+            mask = self.game.action_mask(0)  # all zeros once the episode is over
         else:
             mask = np.zeros(self.game.num_actions, dtype=np.int8)
         return {"observation": self.game.observe(0, p), "action_mask": mask}
@@ -245,23 +245,23 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             a = int(action)
         except (TypeError, ValueError):
             raise ValueError(f"action must be an integer id, got {action!r}") from None
-        self.game.check_actions(np.array([a], dtype=np.int64))
-        hands_before = int(self.game.states["hands_played"][0])
-        self.game.step(np.array([a], dtype=np.int64), autoreset=False, write_obs=False, check=False)
-        rec = self.game.states[0]
+        if not self.game.is_legal(0, a):
+            raise ValueError(self.game.explain_illegal(0, a))
+        done, trunc, cur, hands, r0, r1 = self.game.step_one(0, a)
         self._cumulative_rewards[agent] = 0.0
-        for i, ag in enumerate(self.agents):
-            self.rewards[ag] = float(rec["rewards"][i])
-        if rec["done"]:
-            trunc = bool(rec["truncated"])
+        p0, p1 = self.possible_agents
+        self.rewards[p0] = float(r0)
+        self.rewards[p1] = float(r1)
+        if done or hands > self._hands_played:
+            rec = self.game.states[0]
             for i, ag in enumerate(self.agents):
-                self.terminations[ag] = not trunc
-                self.truncations[ag] = trunc
-                self.infos[ag] = self._final_info(rec, i)
-        elif int(rec["hands_played"]) > hands_before:
-            for i, ag in enumerate(self.agents):
-                self.infos[ag] = self._hand_info(rec, i)
-        self.agent_selection = self.possible_agents[int(rec["cur"])]
+                self.infos[ag] = self._final_info(rec, i) if done else self._hand_info(rec, i)
+            if done:
+                for ag in self.agents:
+                    self.terminations[ag] = not trunc
+                    self.truncations[ag] = bool(trunc)
+        self._hands_played = hands
+        self.agent_selection = self.possible_agents[cur]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()

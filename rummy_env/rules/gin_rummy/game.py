@@ -138,8 +138,20 @@ class GinRummyGame:
     def observe(self, i: int, player: int) -> np.ndarray:
         """Observation vector of ``player`` in game ``i`` (a fresh array)."""
         out = np.empty(self.obs_size, dtype=np.float32)
-        K.write_obs(self.states[i], self.cfg, player, out)
+        K.write_obs_at(self.states, self.cfg, i, player, out)
         return out
+
+    def step_one(self, i: int, a: int) -> tuple[bool, bool, int, int, float, float]:
+        """Apply a legal action in game ``i`` only (no output arrays; the AEC env's step).
+
+        Returns:
+            (done, truncated, player to act, hands played, reward of seat 0, reward of seat 1).
+        """
+        return K.step_single(self.states, self.cfg, K.TABLES, i, a, self.masks)
+
+    def is_legal(self, i: int, a: int) -> bool:
+        """True if action ``a`` is legal now in game ``i``."""
+        return 0 <= a < self.num_actions and self.masks[i, a] == 1
 
     def action_mask(self, i: int) -> np.ndarray:
         """Legal-action mask (fresh int8 array) of the player to act in game ``i``."""

@@ -875,6 +875,32 @@ play_random_parallel = njit(cache=True, parallel=True)(_play_random)
 
 
 @njit(cache=True)
+def step_single(states, cfg, tables, i, a, masks):
+    """Apply action ``a`` in game ``i`` and refresh its mask (the AEC env's step, no output
+    arrays). Returns (done, truncated, player to act, hands played, reward 0, reward 1).
+    """
+    rec = states[i]
+    apply_action(rec, cfg, tables, a)
+    legal_mask(rec, cfg, tables, masks[i])
+    return (
+        rec.done != 0,
+        rec.truncated != 0,
+        rec.cur,
+        rec.hands_played,
+        rec.rewards[0],
+        rec.rewards[1],
+    )
+
+
+@njit(cache=True)
+def write_obs_at(states, cfg, i, p, out):
+    """``write_obs`` for game ``i`` of a batch (records are not passed from Python: typing a
+    ``np.void`` argument is slow).
+    """
+    write_obs(states[i], cfg, p, out)
+
+
+@njit(cache=True)
 def mindw_check(hand, tables) -> int:
     """Minimum deadwood of a mask (exposed for tests)."""
     return mindw(hand, tables)
