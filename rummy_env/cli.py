@@ -17,7 +17,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -128,10 +128,12 @@ def parse_value(text: str) -> Any:
         return False
     if low in ("none", "null"):
         return None
-    try:
-        return int(text, 0)
-    except ValueError:
-        return text
+    for base in (10, 0):  # "010" -> 10, "0x10" -> 16
+        try:
+            return int(text, base)
+        except ValueError:
+            pass
+    return text
 
 
 def parse_options(items: Sequence[str]) -> dict[str, Any]:
@@ -180,11 +182,10 @@ class SimResult:
     points: list[float]
     winner_points: float
     multi_hand: bool
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def games_per_s(self) -> float:
-        """Games (episodes) per second of kernel time."""
+        """Games (episodes) per second of simulator wall time."""
         return self.games / self.seconds if self.seconds > 0 else math.inf
 
 
@@ -335,16 +336,13 @@ def format_table(results: Sequence[SimResult], fmt: str = "plain") -> str:
 
 def _notes(results: Sequence[SimResult], seed: int) -> list[str]:
     notes = [
-        f"seed {seed}; games/s: wall time of the simulator calls (engine setup, seeding and "
-        "play; a warm-up call compiles first).",
-        "decisions, hands: mean per game; outcome %: how the (last) hand of each game ended.",
-        "p<i> pts: mean points of player_<i> per game (hand points; match totals in multi-hand "
-        "variants); winner pts: mean points of the winner over games with a winner.",
+        f"seed {seed} (game i of each variant uses seed + i)",
+        "games/s: wall time of the simulator calls (setup, seeding, play), after a warm-up call",
+        "decisions, hands: mean per game; outcome %: how the (last) hand of each game ended",
+        "p0/p1 pts: mean points per game; winner pts: mean winner points over games with a winner",
     ]
     if any(r.multi_hand for r in results):
-        notes.append(
-            "multi-hand variants (match): outcome of the final hand, points are match totals."
-        )
+        notes.append("match: outcome of the final hand; points are match totals (with bonuses)")
     return notes
 
 
@@ -355,6 +353,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise CLIError(f"--games must be at least 1, got {args.games}")
     games = args.game or [g for g in GAMES if g in SIMULATORS]
+    if not args.game:
+        for g in GAMES:
+            if g not in SIMULATORS:
+                print(f"{PROG} simulate: note: {g} has no random-play simulator", file=sys.stderr)
     for g in games:
         if g not in GAMES:
             raise CLIError(f"unknown game {g!r}; available: {', '.join(GAMES)}")
@@ -404,7 +406,7 @@ def add_simulate_parser(sub: argparse._SubParsersAction) -> None:
             "players rarely knock, so most hands are dead hands."
         ),
     )
-    p.add_argument("--games", type=int, default=20000, help="games per variant (default 20000)")
+    p.add_argument("--games", type=int, default=5000, help="games per variant (default 5000)")
     p.add_argument("--seed", type=int, default=None, help="base seed (game i uses seed + i)")
     p.add_argument(
         "--game",
