@@ -184,21 +184,30 @@ def min_deadwood_per_discard(mask, out, suit_dw, group_opts, group_nopt, spread)
 
 
 @njit(cache=True)
+def _deadwood_one(hands, i, out, suit_dw, group_opts, group_nopt, spread, after_discard):
+    m = np.uint64(0)
+    for c in range(52):
+        if hands[i, c]:
+            m |= _U1 << np.uint64(c)
+    if after_discard:
+        per = np.empty(52, np.int64)
+        out[i] = min_deadwood_per_discard(m, per, suit_dw, group_opts, group_nopt, spread)
+    else:
+        out[i] = min_deadwood(m, suit_dw, group_opts, group_nopt, spread)
+
+
+# Two distinct functions (not one function compiled twice): numba's disk cache is keyed by the
+# function, and two dispatchers of one function would load each other's machine code.
+@njit(cache=True)
 def _deadwood_batch(hands, out, suit_dw, group_opts, group_nopt, spread, after_discard):
-    n = hands.shape[0]
-    per = np.empty((n, 52), np.int64)
-    for i in prange(n):
-        m = np.uint64(0)
-        for c in range(52):
-            if hands[i, c]:
-                m |= _U1 << np.uint64(c)
-        if after_discard:
-            out[i] = min_deadwood_per_discard(m, per[i], suit_dw, group_opts, group_nopt, spread)
-        else:
-            out[i] = min_deadwood(m, suit_dw, group_opts, group_nopt, spread)
+    for i in range(hands.shape[0]):
+        _deadwood_one(hands, i, out, suit_dw, group_opts, group_nopt, spread, after_discard)
 
 
-_deadwood_batch_par = njit(cache=True, parallel=True)(_deadwood_batch.py_func)
+@njit(cache=True, parallel=True)
+def _deadwood_batch_par(hands, out, suit_dw, group_opts, group_nopt, spread, after_discard):
+    for i in prange(hands.shape[0]):
+        _deadwood_one(hands, i, out, suit_dw, group_opts, group_nopt, spread, after_discard)
 
 
 def _check_hands(hands: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:

@@ -801,77 +801,91 @@ def reset_batch(states, cfg, tables, dealers, stacked, masks, obs, write):
             write_obs(rec, cfg, rec.cur, obs[i])
 
 
-def _step_batch(
-    states,
-    cfg,
-    tables,
-    actions,
-    masks,
-    obs,
-    rewards,
-    term,
-    trunc,
-    final_obs,
-    final_info,
-    autoreset,
-    write,
-):
+@njit(cache=True)
+def _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
+               final_info, autoreset, write):  # fmt: skip
+    """One game's part of a batch step (shared by the serial and the parallel batch kernels)."""
+    rec = states[i]
+    apply_action(rec, cfg, tables, actions[i])
+    rewards[i, 0] = rec.rewards[0]
+    rewards[i, 1] = rec.rewards[1]
+    term[i] = rec.done != 0 and rec.truncated == 0
+    trunc[i] = rec.truncated != 0
+    if rec.done and autoreset:
+        for q in range(2):
+            write_obs(rec, cfg, q, final_obs[i, q])
+            final_info[i, q] = rec.totals[q] if cfg[K_MATCH] else rec.hand_points[q]
+        final_info[i, 2] = rec.outcome
+        final_info[i, 3] = rec.steps
+        final_info[i, 4] = rec.deadwood[0]
+        final_info[i, 5] = rec.deadwood[1]
+        reset_episode(rec, cfg, tables, -1, True)
+    legal_mask(rec, cfg, tables, masks[i])
+    if write:
+        write_obs(rec, cfg, rec.cur, obs[i])
+
+
+# Serial and parallel entry points are distinct functions: numba's disk cache is keyed by the
+# function, so two dispatchers built from one function would load each other's machine code.
+@njit(cache=True)
+def step_batch(states, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
+               final_info, autoreset, write):  # fmt: skip
+    """Step every game of a batch (serial)."""
+    for i in range(states.shape[0]):
+        _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
+                   final_info, autoreset, write)  # fmt: skip
+
+
+@njit(cache=True, parallel=True)
+def step_batch_parallel(states, cfg, tables, actions, masks, obs, rewards, term, trunc,
+                        final_obs, final_info, autoreset, write):  # fmt: skip
+    """Step every game of a batch (threads over games)."""
     for i in prange(states.shape[0]):
-        rec = states[i]
-        apply_action(rec, cfg, tables, actions[i])
-        rewards[i, 0] = rec.rewards[0]
-        rewards[i, 1] = rec.rewards[1]
-        term[i] = rec.done != 0 and rec.truncated == 0
-        trunc[i] = rec.truncated != 0
-        if rec.done and autoreset:
-            for q in range(2):
-                write_obs(rec, cfg, q, final_obs[i, q])
-                final_info[i, q] = rec.totals[q] if cfg[K_MATCH] else rec.hand_points[q]
-            final_info[i, 2] = rec.outcome
-            final_info[i, 3] = rec.steps
-            final_info[i, 4] = rec.deadwood[0]
-            final_info[i, 5] = rec.deadwood[1]
-            reset_episode(rec, cfg, tables, -1, True)
-        legal_mask(rec, cfg, tables, masks[i])
-        if write:
-            write_obs(rec, cfg, rec.cur, obs[i])
+        _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
+                   final_info, autoreset, write)  # fmt: skip
 
 
-step_batch = njit(cache=True)(_step_batch)
-step_batch_parallel = njit(cache=True, parallel=True)(_step_batch)
-
-
-def _play_random(states, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep_hands):
-    """Play ``episodes`` full episodes per game with uniformly random legal actions, drawn from
-    each game's own stream. Records outcome (of the last hand), decisions, points and hands.
+@njit(cache=True)
+def _play_random_game(states, i, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep_hands):
+    """Play ``episodes`` episodes of game ``i`` with uniformly random legal actions drawn from
+    the game's own stream; record outcome (of the last hand), decisions, points and hands.
     """
     na = END_MELDING + 1 if cfg[K_AUTO] == 0 else MELD_BASE
+    rec = states[i]
+    mask = np.zeros(END_MELDING + 1, np.int8)
+    for e in range(episodes):
+        reset_episode(rec, cfg, tables, -1, True)
+        while not rec.done:
+            legal_mask(rec, cfg, tables, mask)
+            n = 0
+            for a in range(na):
+                n += mask[a]
+            k = _rng.randint(rec, n)
+            for a in range(na):
+                if mask[a]:
+                    if k == 0:
+                        apply_action(rec, cfg, tables, a)
+                        break
+                    k -= 1
+        ep_outcome[i, e] = rec.outcome
+        ep_len[i, e] = rec.steps
+        ep_hands[i, e] = rec.hands_played
+        for q in range(2):
+            ep_points[i, e, q] = rec.totals[q] if cfg[K_MATCH] else rec.hand_points[q]
+
+
+@njit(cache=True)
+def play_random(states, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep_hands):
+    """Random full episodes in every game (serial); see ``_play_random_game``."""
+    for i in range(states.shape[0]):
+        _play_random_game(states, i, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep_hands)
+
+
+@njit(cache=True, parallel=True)
+def play_random_parallel(states, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep_hands):
+    """Random full episodes in every game (threads over games); see ``_play_random_game``."""
     for i in prange(states.shape[0]):
-        rec = states[i]
-        mask = np.zeros(na, np.int8)
-        for e in range(episodes):
-            reset_episode(rec, cfg, tables, -1, True)
-            while not rec.done:
-                legal_mask(rec, cfg, tables, mask)
-                n = 0
-                for a in range(na):
-                    n += mask[a]
-                k = _rng.randint(rec, n)
-                for a in range(na):
-                    if mask[a]:
-                        if k == 0:
-                            apply_action(rec, cfg, tables, a)
-                            break
-                        k -= 1
-            ep_outcome[i, e] = rec.outcome
-            ep_len[i, e] = rec.steps
-            ep_hands[i, e] = rec.hands_played
-            for q in range(2):
-                ep_points[i, e, q] = rec.totals[q] if cfg[K_MATCH] else rec.hand_points[q]
-
-
-play_random = njit(cache=True)(_play_random)
-play_random_parallel = njit(cache=True, parallel=True)(_play_random)
+        _play_random_game(states, i, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep_hands)
 
 
 @njit(cache=True)
