@@ -1,5 +1,6 @@
-"""Baseline agents for the rummy_env environments."""
+"""Baseline agents for the rummy_env environments (see ``agents.base`` for the protocol)."""
 
+from agents.base import Agent, SeatView
 from agents.random_agent import RandomAgent
 
-__all__ = ["RandomAgent"]
+__all__ = ["Agent", "RandomAgent", "SeatView"]

@@ -29,15 +29,18 @@ class RandomAgent:
 
     """
 
+    name = "random"
+
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def act(self, observation: Mapping[str, Any]) -> int:
+    def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
         """Choose one legal action.
 
         Args:
             observation: an observation dict with an ``"action_mask"`` entry, a 1-D array whose
                 entries are 1 for legal actions.
+            view: the seat's public view (unused: a random agent needs nothing else).
 
         Returns:
             The id of an action whose mask entry is 1, each with equal probability.

@@ -282,6 +282,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             info["totals"] = int(rec["totals"][i])
         return info
 
+    def sample_worlds(
+        self, agent: str, n: int, seed: int | np.random.Generator | None = None
+    ) -> GinRummyGame:
+        """``n`` complete game states consistent with everything ``agent`` can see now (hidden
+        cards dealt anew), as a batched ``GinRummyGame`` to continue playing from (search,
+        rollouts). Never reveals the real hidden cards.
+        """
+        return self.game.sample_worlds(0, self._agent_index[agent], n, seed)
+
     def render(self) -> str | None:
         """Text of the table (``ansi`` returns it, ``human`` prints it)."""
         if self.render_mode is None:

@@ -157,6 +157,56 @@ class GinRummyGame:
         """Legal-action mask (fresh int8 array) of the player to act in game ``i``."""
         return self.masks[i, : self.num_actions].copy()
 
+    # -- information sets -------------------------------------------------------------------
+    def hidden_cards(self, i: int, player: int) -> list[int]:
+        """Cards whose place ``player`` cannot know in game ``i``: the opponent's cards not
+        publicly known to be held, the stock, and a knocker's face-down discard.
+        """
+        s = self.states[i]
+        o = 1 - player
+        opp = int(s["hands"][o]) & ~int(s["known"][o])
+        out = [c for c in range(52) if opp >> c & 1]
+        out += [int(c) for c in s["deck"][int(s["deck_pos"]) :]]
+        if int(s["knocker"]) == o and int(s["knock_card"]) >= 0:
+            out.append(int(s["knock_card"]))
+        return sorted(out)
+
+    def sample_worlds(
+        self, i: int, player: int, n: int, seed: int | np.random.Generator | None = None
+    ) -> GinRummyGame:
+        """``n`` full game states consistent with what ``player`` knows in game ``i``.
+
+        Each world keeps everything ``player`` can see (own hand, pile, melds, the opponent's
+        known cards, counts, scores, phase) and deals the hidden cards (``hidden_cards``) anew at
+        random, and gets a fresh random stream for later deals. The worlds are an independent
+        batch (same config) to continue playing from, e.g. for rollouts in a search.
+        """
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        worlds = GinRummyGame(self.config, n)
+        src = self.states[i]
+        worlds.states[:] = src
+        s = self.states[i]
+        o = 1 - player
+        opp_hidden = int(s["hands"][o]) & ~int(s["known"][o])
+        n_opp = bin(opp_hidden).count("1")
+        pos = int(s["deck_pos"])
+        face_down = int(s["knocker"]) == o and int(s["knock_card"]) >= 0
+        pool = np.array(self.hidden_cards(i, player), dtype=np.int64)
+        for w in range(n):
+            perm = rng.permutation(pool)
+            hand = int(s["hands"][o]) & ~opp_hidden
+            for c in perm[:n_opp]:
+                hand |= 1 << int(c)
+            worlds.states["hands"][w, o] = np.uint64(hand)
+            k = n_opp
+            if face_down:
+                worlds.states["knock_card"][w] = perm[k]
+                k += 1
+            worlds.states["deck"][w, pos:] = perm[k:]
+        worlds.states["rng"] = rng.integers(0, 2**63, size=n, dtype=np.uint64)
+        K.refresh_masks(worlds.states, worlds.cfg, K.TABLES, worlds.masks)
+        return worlds
+
     # -- explanations -----------------------------------------------------------------------
     def explain_illegal(self, i: int, a: int) -> str:
         """Why action ``a`` is not legal now in game ``i`` (for error messages)."""

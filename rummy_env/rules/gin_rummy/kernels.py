@@ -567,6 +567,25 @@ def can_knock_with(hand, limit, tables) -> bool:
 
 
 @njit(cache=True)
+def _take_top_discard(rec, p):
+    """Player ``p`` takes the top discard into the hand; it becomes publicly known to be held."""
+    c = rec.pile[rec.pile_n - 1]
+    rec.pile_n -= 1
+    rec.hands[p] |= bit(c)
+    rec.known[p] |= bit(c)
+    return c
+
+
+@njit(cache=True)
+def _declare_meld(rec, p, m):
+    """Player ``p`` lays meld ``m`` from the hand into its next meld slot."""
+    rec.melds[p, rec.n_melds[p]] = m
+    rec.n_melds[p] += 1
+    rec.hands[p] &= ~m
+    rec.known[p] &= ~m
+
+
+@njit(cache=True)
 def apply_action(rec, cfg, tables, a):
     """Apply a legal action id to a game record (legality is the caller's check)."""
     p = rec.cur
@@ -577,11 +596,7 @@ def apply_action(rec, cfg, tables, a):
     ph = rec.phase
     if ph == PH_UPCARD:
         if a == TAKE_DISCARD:
-            c = rec.pile[rec.pile_n - 1]
-            rec.pile_n -= 1
-            rec.hands[p] |= bit(c)
-            rec.known[p] |= bit(c)
-            rec.taken = c
+            rec.taken = _take_top_discard(rec, p)
             rec.phase = PH_DISCARD
         elif rec.offer_stage == 0:
             rec.offer_stage = 1
@@ -597,11 +612,7 @@ def apply_action(rec, cfg, tables, a):
             rec.hands[p] |= bit(c)
             rec.taken = -1
         else:
-            c = rec.pile[rec.pile_n - 1]
-            rec.pile_n -= 1
-            rec.hands[p] |= bit(c)
-            rec.known[p] |= bit(c)
-            rec.taken = c
+            rec.taken = _take_top_discard(rec, p)
         rec.forced_stock = 0
         rec.phase = PH_DISCARD
     elif ph == PH_DISCARD:
@@ -627,11 +638,8 @@ def apply_action(rec, cfg, tables, a):
             _start_knock(rec, cfg, tables, a - KNOCK_BASE)
     elif ph == PH_FIFTY_OFFER:
         if a == TAKE_DISCARD:
-            c = rec.pile[rec.pile_n - 1]
-            rec.pile_n -= 1
-            rec.hands[p] |= bit(c)
-            rec.known[p] |= bit(c)
-            rec.taken = -1
+            _take_top_discard(rec, p)
+            rec.taken = -1  # the 50th card may be the knock discard itself
             rec.phase = PH_FIFTY_KNOCK
         else:
             _dead_hand(rec, cfg, tables)
@@ -644,20 +652,12 @@ def apply_action(rec, cfg, tables, a):
             rec.cur = o
             rec.phase = PH_DEFENDER_MELD
         else:
-            m = tables[5][a - MELD_BASE]
-            rec.melds[p, rec.n_melds[p]] = m
-            rec.n_melds[p] += 1
-            rec.hands[p] &= ~m
-            rec.known[p] &= ~m
+            _declare_meld(rec, p, tables[5][a - MELD_BASE])
     elif ph == PH_DEFENDER_MELD:
         if a == END_MELDING:
             score_hand(rec, cfg, tables)
         elif a < LAYOFF_BASE:
-            m = tables[5][a - MELD_BASE]
-            rec.melds[p, rec.n_melds[p]] = m
-            rec.n_melds[p] += 1
-            rec.hands[p] &= ~m
-            rec.known[p] &= ~m
+            _declare_meld(rec, p, tables[5][a - MELD_BASE])
         else:
             c = (a - LAYOFF_BASE) // NSLOT
             s = (a - LAYOFF_BASE) % NSLOT
@@ -904,6 +904,13 @@ def step_single(states, cfg, tables, i, a, masks):
         rec.rewards[0],
         rec.rewards[1],
     )
+
+
+@njit(cache=True)
+def refresh_masks(states, cfg, tables, masks):
+    """Recompute every game's legal-action mask from its state."""
+    for i in range(states.shape[0]):
+        legal_mask(states[i], cfg, tables, masks[i])
 
 
 @njit(cache=True)

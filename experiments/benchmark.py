@@ -1,0 +1,948 @@
+"""Throughput of rummy_env's Gin Rummy next to RLCard and OpenSpiel, in one run on one machine.
+
+Usage:
+    python experiments/benchmark.py                       # full run, writes BENCHMARKS.md
+    python experiments/benchmark.py --quick --no-peers --output /tmp/B.md   # smoke test
+
+What is measured (each measurement is repeated ``--repeats`` times, the repeats of all
+measurements are interleaved so that machine noise hits every engine alike, and the median,
+min and max are reported):
+
+(a) vector env steps/s: ``venv.step`` on a batch of games with random legal actions; only the time
+    inside ``venv.step`` is counted (it returns observations and masks for every game).
+(b) random full hands/s in the compiled core: ``kernels.play_random_parallel`` plays whole hands
+    with a uniformly random policy inside the numba kernel (also its single-thread variant).
+(c) AEC env steps/s through the PettingZoo wrappers, the standard ``agent_iter`` loop.
+(d) exact deadwood solver hands/s on random 10-card hands (``deadwood``) and 11-card hands
+    (``deadwood_after_discard``).
+Plus import-to-first-step time in a fresh interpreter, bytes of state per game and the peers:
+RLCard's ``gin-rummy`` env and OpenSpiel's ``gin_rummy`` driven from a Python loop (with and
+without ``observation_tensor`` per decision), each given a fixed time budget per repeat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib.metadata as md
+import os
+import platform
+import random
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+# Targets from the issue: (label, measurement key, threshold, unit).
+TARGET_VEC_STEPS = 1_000_000.0
+TARGET_KERNEL_HANDS = 10_000.0
+TARGET_AEC_STEPS = 25_000.0
+TARGET_STATE_BYTES = 4096
+JAX_A100_HANDS = 29_500.0  # published JAX engine on an A100 GPU (reference only)
+OPENSPIEL_MULTIPLE = 15.0  # (a) is meant to be about 15x OpenSpiel's Python loop
+
+STARTUP_AEC = """
+import time
+t0 = time.perf_counter()
+import numpy as np
+import rummy_env
+env = rummy_env.gin_rummy_v0.env()
+env.reset(seed=0)
+obs, *_ = env.last()
+env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+print(time.perf_counter() - t0)
+"""
+
+STARTUP_VEC = """
+import time
+t0 = time.perf_counter()
+import rummy_env
+venv = rummy_env.make_vec("gin_rummy", {batch}, seed=0)
+obs, info = venv.reset()
+venv.step(obs["action_mask"].argmax(1))
+print(time.perf_counter() - t0)
+"""
+
+# Which build does each compiled entry point actually run? numba's on-disk cache keys entries by
+# the Python function's bytecode and name, not by ``parallel=``, so a serial and a parallel
+# dispatcher made from the same function can load each other's build (numba issue #6845).
+# A fresh interpreter calls one entry point and reports whether numba's threading layer started.
+BUILD_PROBE = """
+import sys
+import numba
+import numpy as np
+import rummy_env
+from rummy_env.core import deadwood
+from rummy_env.rules.gin_rummy import kernels as K
+which = sys.argv[1]
+if which == "aec":
+    env = rummy_env.gin_rummy_v0.env()
+    env.reset(seed=0)
+    for _ in range(40):
+        obs, _r, term, trunc, _info = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+elif which.startswith("step_batch"):
+    n = 1 if which == "step_batch" else 256
+    venv = rummy_env.make_vec("gin_rummy", n, seed=0)
+    obs, _ = venv.reset()
+    venv.step(obs["action_mask"].argmax(1))
+elif which.startswith("play_random"):
+    g = rummy_env.make_vec("gin_rummy", 4, seed=0).game
+    oc = np.zeros((4, 1), np.int64)
+    fn = getattr(K, which)
+    fn(g.states, g.cfg, K.TABLES, 1, oc, oc.copy(), np.zeros((4, 1, 2), np.int64), oc.copy())
+else:
+    h = np.zeros((16 if which == "deadwood_serial" else 4096, 52), np.int8)
+    h[:, :10] = 1
+    deadwood(h)
+try:
+    print(numba.threading_layer())
+except ValueError:
+    print("none")
+"""
+BUILD_CHECKS = [
+    # (probe argument, what is called, expected to run the parallel build)
+    ("aec", "AEC env `reset` + `step` (one game)", False),
+    ("step_batch", "`kernels.step_batch` (vector env below 256 games)", False),
+    ("step_batch_parallel", "`kernels.step_batch_parallel` (vector env >= 256 games)", True),
+    ("play_random", "`kernels.play_random`", False),
+    ("play_random_parallel", "`kernels.play_random_parallel`", True),
+    ("deadwood_serial", "`deadwood`, B < 4096 (serial `_deadwood_batch`)", False),
+    ("deadwood_parallel", "`deadwood`, B >= 4096 (`_deadwood_batch_par`)", True),
+]
+
+
+@dataclass
+class Measurement:
+    """Per-repeat samples of one figure.
+
+    Attributes:
+        key: short identifier used to look the figure up (targets, ratios).
+        label: row label in the report.
+        unit: unit of the samples (e.g. ``steps/s``).
+        samples: one value per repeat.
+        note: free text for the report (what was counted, why it was skipped).
+        higher_is_better: whether larger samples are better (False for times).
+
+    """
+
+    key: str
+    label: str
+    unit: str
+    samples: list[float] = field(default_factory=list)
+    note: str = ""
+    higher_is_better: bool = True
+
+    @property
+    def ok(self) -> bool:
+        """Whether there is at least one sample."""
+        return len(self.samples) > 0
+
+    @property
+    def median(self) -> float:
+        """Median of the samples (NaN when there are none)."""
+        return statistics.median(self.samples) if self.samples else float("nan")
+
+    @property
+    def lo(self) -> float:
+        """Smallest sample (NaN when there are none)."""
+        return min(self.samples) if self.samples else float("nan")
+
+    @property
+    def hi(self) -> float:
+        """Largest sample (NaN when there are none)."""
+        return max(self.samples) if self.samples else float("nan")
+
+
+@dataclass
+class Sizes:
+    """Problem sizes of one run (full or ``--quick``)."""
+
+    batch: int
+    vec_steps: int
+    kernel_episodes: int
+    deadwood_batch: int
+    seconds: float
+    startup_repeats: int
+    cold_startup: bool
+    quick: bool = False
+
+
+# --------------------------------------------------------------------------------------------
+# formatting helpers
+
+
+def fmt(x: float, unit: str = "") -> str:
+    """Human-readable number: thousands separators, 3 significant digits for small values."""
+    if x != x:  # NaN
+        return "n/a"
+    if unit == "s":
+        return f"{x:.3f}"
+    if abs(x) >= 1000 or float(x).is_integer():
+        return f"{x:,.0f}"
+    if abs(x) >= 10:
+        return f"{x:,.1f}"
+    return f"{x:.3g}"
+
+
+def ratio(a: float, b: float) -> str:
+    """``a / b`` formatted as a multiple, or ``n/a``."""
+    if a != a or b != b or b == 0:
+        return "n/a"
+    return f"{a / b:.2f}x"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    """Markdown table."""
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------------------------
+# machine description
+
+
+def cpu_model() -> str:
+    """CPU model name from /proc/cpuinfo (falls back to ``platform.processor()``)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def version_of(dist: str) -> str:
+    """Installed version of distribution ``dist`` or ``not installed``."""
+    try:
+        return md.version(dist)
+    except md.PackageNotFoundError:
+        return "not installed"
+
+
+def git_revision() -> str:
+    """Short commit of the working tree (read-only ``git`` call), ``+dirty`` if modified."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        rev = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except OSError:
+        return "unknown"
+    return (rev or "unknown") + ("+dirty" if dirty else "")
+
+
+LOAD_AT_START: list[str] = []
+
+
+def load_average() -> str:
+    """The 1/5/15-minute load averages as text."""
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+
+
+def machine_info() -> list[tuple[str, str]]:
+    """(item, value) rows describing the machine and the software."""
+    import numba
+
+    try:
+        affinity = len(os.sched_getaffinity(0))
+    except AttributeError:
+        affinity = os.cpu_count() or 0
+    try:
+        layer = numba.threading_layer()
+    except ValueError:
+        layer = "not started"
+    load = load_average()
+    return [
+        ("CPU", cpu_model()),
+        ("cores (os.cpu_count / usable)", f"{os.cpu_count()} / {affinity}"),
+        ("numba threads (layer)", f"{numba.get_num_threads()} ({layer})"),
+        ("load average at start (1/5/15 min)", LOAD_AT_START[0] if LOAD_AT_START else "n/a"),
+        ("load average at end (1/5/15 min)", load),
+        ("OS", platform.platform()),
+        ("Python", platform.python_version()),
+        ("numpy", np.__version__),
+        ("numba", numba.__version__),
+        ("gymnasium", version_of("gymnasium")),
+        ("pettingzoo", version_of("pettingzoo")),
+        ("rummy_env", f"{version_of('rummy_env')} (git {git_revision()})"),
+        ("rlcard (peer)", version_of("rlcard")),
+        ("open_spiel (peer)", version_of("open_spiel")),
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# our engine
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of an (N, A) 0/1 mask."""
+    return (rng.random(mask.shape) * mask).argmax(1)
+
+
+class VecStepBench:
+    """(a) ``venv.step`` throughput; only the time inside ``venv.step`` is counted."""
+
+    def __init__(self, batch: int, steps: int, seed: int = 0) -> None:
+        import rummy_env
+
+        self.batch, self.steps = batch, steps
+        self.venv = rummy_env.make_vec("gin_rummy", batch, seed=seed)
+        self.obs, _ = self.venv.reset()
+        self.rng = np.random.default_rng(seed)
+        self.run(max(20, steps // 10))  # warm-up: numba compile / cache load, caches, threads
+
+    def run(self, steps: int | None = None) -> float:
+        """Step ``steps`` times; returns game-steps per second of ``venv.step`` time."""
+        steps = self.steps if steps is None else steps
+        spent = 0.0
+        obs = self.obs
+        for _ in range(steps):
+            actions = random_legal(obs["action_mask"], self.rng)
+            t0 = time.perf_counter()
+            obs, _r, _te, _tr, _info = self.venv.step(actions)
+            spent += time.perf_counter() - t0
+        self.obs = obs
+        return steps * self.batch / spent
+
+
+class KernelBench:
+    """(b) random full hands inside the compiled core (``play_random[_parallel]``)."""
+
+    def __init__(self, batch: int, episodes: int, parallel: bool, seed: int = 1) -> None:
+        import rummy_env
+        from rummy_env.rules.gin_rummy import kernels as K
+
+        self.K = K
+        self.fn = K.play_random_parallel if parallel else K.play_random
+        self.batch, self.episodes = batch, episodes
+        self.game = rummy_env.make_vec("gin_rummy", batch, seed=seed).game
+        # warm-up with arrays of the same dtype / ndim / C-contiguity as the timed call
+        self._call(self._arrays(1), 1)
+
+    def _arrays(self, ne: int) -> tuple[np.ndarray, ...]:
+        oc = np.zeros((self.batch, ne), np.int64)
+        return oc, oc.copy(), np.zeros((self.batch, ne, 2), np.int64), oc.copy()
+
+    def _call(self, arrays: tuple[np.ndarray, ...], ne: int) -> None:
+        oc, ln, pts, hp = arrays
+        g = self.game
+        self.fn(g.states, g.cfg, self.K.TABLES, ne, oc, ln, pts, hp)
+
+    def run(self) -> tuple[float, float, float]:
+        """Returns (hands/s, decisions/s, mean decisions per hand)."""
+        arrays = self._arrays(self.episodes)
+        t0 = time.perf_counter()
+        self._call(arrays, self.episodes)
+        spent = time.perf_counter() - t0
+        _oc, ln, _pts, hp = arrays
+        hands, decisions = float(hp.sum()), float(ln.sum())
+        return hands / spent, decisions / spent, decisions / max(hands, 1.0)
+
+
+class AecBench:
+    """(c) PettingZoo AEC loop; counts steps that take an action, and finished hands.
+
+    ``raw=True`` runs ``raw_env`` without PettingZoo's wrappers, to show what they cost.
+    """
+
+    def __init__(self, seed: int = 2, raw: bool = False) -> None:
+        from rummy_env import gin_rummy_v0
+
+        self.env = gin_rummy_v0.raw_env() if raw else gin_rummy_v0.env()
+        self.env.reset(seed=seed)
+        self.rnd = random.Random(seed)
+        self.run(0.05)
+
+    def run(self, seconds: float) -> tuple[float, float, float]:
+        """Play whole hands for ``seconds``; returns (steps/s, hands/s, steps/hand)."""
+        env, rnd = self.env, self.rnd
+        steps = hands = 0
+        t0 = time.perf_counter()
+        while True:
+            for _agent in env.agent_iter():
+                obs, _r, term, trunc, _info = env.last()
+                if term or trunc:
+                    action = None
+                else:
+                    legal = np.flatnonzero(obs["action_mask"])
+                    action = int(legal[int(rnd.random() * len(legal))])
+                    steps += 1
+                env.step(action)
+            hands += 1
+            env.reset()
+            spent = time.perf_counter() - t0
+            if spent >= seconds:
+                break
+        return steps / spent, hands / spent, steps / hands
+
+
+class DeadwoodBench:
+    """(d) exact deadwood solver on random hands (public API, input validation included)."""
+
+    def __init__(self, batch: int, seed: int = 3) -> None:
+        from rummy_env.core import deadwood, deadwood_after_discard
+
+        rng = np.random.default_rng(seed)
+        self.fns = {10: deadwood, 11: deadwood_after_discard}
+        self.hands = {k: self._hands(rng, batch, k) for k in (10, 11)}
+        for k, fn in self.fns.items():  # warm both the serial (<4096) and parallel paths
+            fn(self.hands[k][:16])
+            fn(self.hands[k])
+
+    @staticmethod
+    def _hands(rng: np.random.Generator, batch: int, k: int) -> np.ndarray:
+        idx = np.argsort(rng.random((batch, 52)), axis=1)[:, :k]
+        hands = np.zeros((batch, 52), np.int8)
+        np.put_along_axis(hands, idx, 1, axis=1)
+        return hands
+
+    def run(self, k: int) -> float:
+        """Hands per second of the ``k``-card solver."""
+        h = self.hands[k]
+        t0 = time.perf_counter()
+        self.fns[k](h)
+        return h.shape[0] / (time.perf_counter() - t0)
+
+
+def startup_time(code: str, cache_dir: str | None = None) -> tuple[float, float]:
+    """Run ``code`` in a fresh interpreter; returns (in-process time it prints, process wall)."""
+    env = dict(os.environ)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    t0 = time.perf_counter()
+    res = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+    wall = time.perf_counter() - t0
+    if res.returncode != 0:
+        raise RuntimeError(f"start-up subprocess failed:\n{res.stderr[-2000:]}")
+    return float(res.stdout.strip().splitlines()[-1]), wall
+
+
+def build_checks() -> list[list[str]]:
+    """Rows: entry point, expected build, threading layer seen in a fresh interpreter, status."""
+    rows = []
+    for arg, label, parallel in BUILD_CHECKS:
+        res = subprocess.run(
+            [sys.executable, "-c", BUILD_PROBE, arg], capture_output=True, text=True, check=False
+        )
+        if res.returncode != 0:
+            rows.append([label, "", "probe failed", res.stderr.strip().splitlines()[-1][:80]])
+            continue
+        layer = res.stdout.strip().splitlines()[-1]
+        launched = layer != "none"
+        expected = "parallel" if parallel else "serial"
+        got = "parallel" if launched else "serial"
+        status = "ok" if launched == parallel else f"**WRONG BUILD: runs the {got} one**"
+        rows.append([label, expected, f"{layer}", status])
+    return rows
+
+
+# --------------------------------------------------------------------------------------------
+# peers
+
+
+class RLCardBench:
+    """RLCard ``gin-rummy``: random legal actions with its ``env.step`` loop."""
+
+    def __init__(self, seed: int = 4) -> None:
+        import rlcard  # noqa: F401 - ImportError is handled by the caller
+
+        self.env = rlcard.make("gin-rummy", config={"seed": seed})
+        self.rnd = random.Random(seed)
+        self.run(0.05)
+
+    def run(self, seconds: float) -> tuple[float, float, float]:
+        """Play whole hands for ``seconds``; returns (steps/s, hands/s, steps/hand)."""
+        env, rnd = self.env, self.rnd
+        steps = hands = 0
+        t0 = time.perf_counter()
+        while True:
+            state, _player = env.reset()
+            while not env.is_over():
+                action = rnd.choice(list(state["legal_actions"].keys()))
+                state, _player = env.step(action)
+                steps += 1
+            hands += 1
+            spent = time.perf_counter() - t0
+            if spent >= seconds:
+                break
+        return steps / spent, hands / spent, steps / hands
+
+
+class OpenSpielBench:
+    """OpenSpiel ``gin_rummy`` from a Python loop; chance nodes sampled from their outcomes."""
+
+    def __init__(self, observe: bool, seed: int = 5) -> None:
+        import pyspiel  # noqa: F401 - ImportError is handled by the caller
+
+        self.game = pyspiel.load_game("gin_rummy")
+        self.observe = observe
+        self.rnd = random.Random(seed)
+        self.run(0.05)
+
+    def run(self, seconds: float) -> tuple[float, float, float]:
+        """Play whole hands for ``seconds``; returns (decisions/s, hands/s, decisions/hand).
+
+        Only decision nodes count as steps; chance nodes (deal, stock draws) are not counted
+        but their time is.
+        """
+        game, rnd, observe = self.game, self.rnd, self.observe
+        steps = hands = 0
+        t0 = time.perf_counter()
+        while True:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    actions, probs = zip(*state.chance_outcomes(), strict=True)
+                    state.apply_action(rnd.choices(actions, probs)[0])
+                    continue
+                if observe:
+                    state.observation_tensor(state.current_player())
+                legal = state.legal_actions()
+                state.apply_action(legal[int(rnd.random() * len(legal))])
+                steps += 1
+            hands += 1
+            spent = time.perf_counter() - t0
+            if spent >= seconds:
+                break
+        return steps / spent, hands / spent, steps / hands
+
+
+# --------------------------------------------------------------------------------------------
+# the run
+
+
+def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
+    """Set up, warm up and run every measurement; returns measurements and extra facts."""
+    import numba
+
+    m: dict[str, Measurement] = {}
+
+    def add(key: str, label: str, unit: str, note: str = "", higher: bool = True) -> None:
+        m[key] = Measurement(key, label, unit, note=note, higher_is_better=higher)
+
+    b = sizes.batch
+    add("vec", f"(a) vector env `venv.step`, batch {b}", "steps/s", "time inside venv.step only")
+    add("vec1", f"(a) same, numba 1 thread, batch {b}", "steps/s", "per-core figure")
+    add("k_hands", f"(b) kernel `play_random_parallel`, batch {b}", "hands/s")
+    add("k_dec", "(b) same, decisions", "decisions/s")
+    add("k_len", "(b) same, decisions per hand", "decisions", "mean")
+    add("k1_hands", f"(b) kernel `play_random`, numba 1 thread, batch {b}", "hands/s", "per-core")
+    add("aec", "(c) AEC env, PettingZoo wrappers", "steps/s", "steps that take an action")
+    add("aec_hands", "(c) same, hands", "hands/s")
+    add("aec_raw", "(c) AEC `raw_env`, no wrappers", "steps/s", "what the wrappers cost")
+    add("aec_len", "(c) same, decisions per hand", "decisions", "mean")
+    add("dw10", f"(d) `deadwood`, 10-card hands, B={sizes.deadwood_batch:,}", "hands/s")
+    add("dw11", f"(d) `deadwood_after_discard`, 11-card, B={sizes.deadwood_batch:,}", "hands/s")
+    peer_defs = [
+        ("os_obs", "OpenSpiel `gin_rummy` loop + `observation_tensor`", "OpenSpiel + obs"),
+        ("os", "OpenSpiel `gin_rummy` loop, no observation", "OpenSpiel, no obs"),
+        ("rl", "RLCard `gin-rummy` `env.step` loop", "RLCard"),
+    ]
+    for key, label, short in peer_defs:
+        add(key, label, "steps/s", "decision steps only")
+        add(key + "_hands", f"{short}: hands", "hands/s")
+        add(key + "_len", f"{short}: decisions per hand", "decisions", "mean")
+
+    # -- set-up and warm-up (numba compile or cache load happens here, never timed) ----------
+    print("setting up and warming up ...", file=sys.stderr)
+    threads = numba.get_num_threads()
+    vec = VecStepBench(b, sizes.vec_steps)
+    kpar = KernelBench(b, sizes.kernel_episodes, parallel=True)
+    numba.set_num_threads(1)
+    kser = KernelBench(b, sizes.kernel_episodes, parallel=False)
+    numba.set_num_threads(threads)
+    aec = AecBench()
+    aec_raw = AecBench(raw=True)
+    dwb = DeadwoodBench(sizes.deadwood_batch)
+    numba.set_num_threads(1)
+    vec.run(5)
+    numba.set_num_threads(threads)
+
+    peer_benches: dict[str, Any] = {}
+    if peers:
+        for key, make in (
+            ("os_obs", lambda: OpenSpielBench(observe=True)),
+            ("os", lambda: OpenSpielBench(observe=False)),
+            ("rl", RLCardBench),
+        ):
+            try:
+                peer_benches[key] = make()
+            except ImportError as exc:
+                for k in (key, key + "_hands", key + "_len"):
+                    m[k].note = f"skipped: not installed ({exc.name or exc})"
+    else:
+        for key, _label, _short in peer_defs:
+            for k in (key, key + "_hands", key + "_len"):
+                m[k].note = "skipped (--no-peers)"
+
+    # -- timed repeats, interleaved ----------------------------------------------------------
+    tasks: list[tuple[str, Callable[[], None]]] = []
+
+    def t_vec() -> None:
+        m["vec"].samples.append(vec.run())
+
+    def t_vec1() -> None:
+        numba.set_num_threads(1)
+        try:
+            m["vec1"].samples.append(vec.run())
+        finally:
+            numba.set_num_threads(threads)
+
+    def t_kernel() -> None:
+        hands, decisions, length = kpar.run()
+        m["k_hands"].samples.append(hands)
+        m["k_dec"].samples.append(decisions)
+        m["k_len"].samples.append(length)
+
+    def t_kernel1() -> None:
+        # pinned to one thread: `play_random` may be the parallel build (see the build checks)
+        numba.set_num_threads(1)
+        try:
+            m["k1_hands"].samples.append(kser.run()[0])
+        finally:
+            numba.set_num_threads(threads)
+
+    def t_aec() -> None:
+        steps, hands, length = aec.run(sizes.seconds)
+        m["aec"].samples.append(steps)
+        m["aec_hands"].samples.append(hands)
+        m["aec_len"].samples.append(length)
+
+    def t_aec_raw() -> None:
+        m["aec_raw"].samples.append(aec_raw.run(sizes.seconds)[0])
+
+    def t_dw() -> None:
+        m["dw10"].samples.append(dwb.run(10))
+        m["dw11"].samples.append(dwb.run(11))
+
+    tasks += [("vec", t_vec), ("vec1", t_vec1), ("kernel", t_kernel), ("kernel1", t_kernel1)]
+    tasks += [("aec", t_aec), ("aec_raw", t_aec_raw), ("deadwood", t_dw)]
+    for key, bench in peer_benches.items():
+
+        def t_peer(key: str = key, bench: Any = bench) -> None:
+            steps, hands, length = bench.run(sizes.seconds)
+            m[key].samples.append(steps)
+            m[key + "_hands"].samples.append(hands)
+            m[key + "_len"].samples.append(length)
+
+        tasks.append((key, t_peer))
+
+    bar = tqdm(total=repeats * len(tasks), desc="benchmark", file=sys.stderr)
+    for _ in range(repeats):
+        for name, task in tasks:
+            bar.set_postfix_str(name)
+            task()
+            bar.update()
+    bar.close()
+
+    # -- start-up in fresh interpreters --------------------------------------------------------
+    startup: dict[str, Measurement] = {}
+    for key, label in (("aec", "AEC env"), ("vec", f"vector env, batch {b}")):
+        code = STARTUP_AEC if key == "aec" else STARTUP_VEC.format(batch=b)
+        warm = Measurement(key, f"{label}, numba cache warm", "s", higher_is_better=False)
+        wall = Measurement(
+            key, f"{label}, numba cache warm (whole process)", "s", higher_is_better=False
+        )
+        startup_time(code)  # make sure this interpreter's cache is written and warm
+        for _ in tqdm(range(sizes.startup_repeats), desc=f"start-up {key}", file=sys.stderr):
+            t_in, t_wall = startup_time(code)
+            warm.samples.append(t_in)
+            wall.samples.append(t_wall)
+        cold = Measurement(key, f"{label}, cold numba cache", "s", higher_is_better=False)
+        if sizes.cold_startup:
+            with tempfile.TemporaryDirectory(prefix="numba_cold_") as tmp:
+                t_in, _ = startup_time(code, cache_dir=tmp)
+                cold.samples.append(t_in)
+            cold.note = "one run, NUMBA_CACHE_DIR = fresh temp dir (full compile)"
+        else:
+            cold.note = "skipped (--quick)"
+        startup[key + "_warm"] = warm
+        startup[key + "_wall"] = wall
+        startup[key + "_cold"] = cold
+
+    print("checking which numba builds run ...", file=sys.stderr)
+    checks = build_checks()
+    return {"m": m, "startup": startup, "obs_size": vec.venv.game.obs_size, "checks": checks}
+
+
+# --------------------------------------------------------------------------------------------
+# report
+
+
+def memory_rows(obs_size: int) -> tuple[list[list[str]], int]:
+    """Rows of the memory table and the state size in bytes."""
+    from rummy_env.rules.gin_rummy.state import GIN_STATE_DTYPE
+
+    state = GIN_STATE_DTYPE.itemsize
+    mask = 107  # int8 action-mask row (auto-meld action set)
+    obs = obs_size * 4
+    return [
+        ["game state record (`GIN_STATE_DTYPE.itemsize`)", f"{state:,}"],
+        ["action-mask row (107 x int8)", f"{mask:,}"],
+        ["state + mask", f"{state + mask:,}"],
+        [f"observation row returned by the vector env ({obs_size} x float32)", f"{obs:,}"],
+        ["state + mask + observation", f"{state + mask + obs:,}"],
+    ], state
+
+
+def target_rows(m: dict[str, Measurement], state_bytes: int) -> list[list[str]]:
+    """Rows of the targets table: target, threshold, measured median, status, margin."""
+
+    def row(name: str, value: float, threshold: float, unit: str, lower: bool = False) -> list[str]:
+        if value != value:
+            return [name, f"{fmt(threshold)} {unit}", "n/a", "n/a", ""]
+        passed = value <= threshold if lower else value >= threshold
+        margin = ratio(value, threshold) + " of target"
+        if not passed:
+            short = (value - threshold) if lower else (threshold - value)
+            margin += f" (missed by {fmt(short)} {unit}, {abs(short) / threshold:.0%})"
+        return [name, f"{fmt(threshold)} {unit}", f"{fmt(value)} {unit}", _status(passed), margin]
+
+    rows = [
+        row("(a) vector env steps/s >= 1,000,000", m["vec"].median, TARGET_VEC_STEPS, "steps/s"),
+        row("(b) random hands/s >= 10,000", m["k_hands"].median, TARGET_KERNEL_HANDS, "hands/s"),
+        row("(c) AEC steps/s >= 25,000", m["aec"].median, TARGET_AEC_STEPS, "steps/s"),
+        row("state <= 4 KB per game", state_bytes, TARGET_STATE_BYTES, "bytes", True),
+    ]
+    mult = m["vec"].median / m["os_obs"].median if m["os_obs"].ok else float("nan")
+    if mult == mult:
+        rows.append(
+            [
+                "(a) about 15x OpenSpiel's Python loop (with observation)",
+                f"{OPENSPIEL_MULTIPLE:.0f}x",
+                f"{mult:.1f}x",
+                _status(mult >= OPENSPIEL_MULTIPLE),
+                "informational",
+            ]
+        )
+    rows.append(
+        [
+            "(b) vs published JAX engine on an A100 GPU",
+            f"{fmt(JAX_A100_HANDS)} hands/s",
+            f"{fmt(m['k_hands'].median)} hands/s",
+            "info",
+            ratio(m["k_hands"].median, JAX_A100_HANDS) + " (reference, not a target)",
+        ]
+    )
+    return rows
+
+
+def _status(passed: bool) -> str:
+    return "**pass**" if passed else "**MISS**"
+
+
+def render(
+    result: dict[str, Any], sizes: Sizes, repeats: int, started: dt.datetime, command: str
+) -> str:
+    """The whole BENCHMARKS.md text."""
+    m: dict[str, Measurement] = result["m"]
+    startup: dict[str, Measurement] = result["startup"]
+    mem_rows, state_bytes = memory_rows(result["obs_size"])
+
+    def mrow(x: Measurement) -> list[str]:
+        return [
+            x.label,
+            x.unit,
+            fmt(x.median, x.unit),
+            fmt(x.lo, x.unit),
+            fmt(x.hi, x.unit),
+            str(len(x.samples)),
+            x.note,
+        ]
+
+    head = ["measurement", "unit", "median", "min", "max", "n", "note"]
+    ours = [
+        "vec",
+        "vec1",
+        "k_hands",
+        "k_dec",
+        "k_len",
+        "k1_hands",
+        "aec",
+        "aec_hands",
+        "aec_len",
+        "aec_raw",
+        "dw10",
+        "dw11",
+    ]
+    peer_keys = [k + s for k in ("os_obs", "os", "rl") for s in ("", "_hands", "_len")]
+
+    ratio_rows = []
+    pairs = [
+        ("(a) vector env steps/s", "vec", ""),
+        ("(a) vector env steps/s, 1 thread", "vec1", ""),
+        ("(b) kernel decisions/s", "k_dec", ""),
+        ("(b) kernel hands/s", "k_hands", "_hands"),
+        ("(b) kernel hands/s, 1 thread", "k1_hands", "_hands"),
+        ("(c) AEC steps/s", "aec", ""),
+        ("(c) AEC hands/s", "aec_hands", "_hands"),
+        ("(c) AEC steps/s, raw_env (no wrappers)", "aec_raw", ""),
+    ]
+    for label, key, suffix in pairs:
+        r = [label, fmt(m[key].median)]
+        for peer in ("os_obs", "os", "rl"):
+            r.append(ratio(m[key].median, m[peer + suffix].median))
+        ratio_rows.append(r)
+
+    st_rows = [mrow(startup[k]) for k in ("aec_warm", "aec_wall", "aec_cold")]
+    st_rows += [mrow(startup[k]) for k in ("vec_warm", "vec_wall", "vec_cold")]
+
+    now = dt.datetime.now(dt.timezone.utc)
+    parts = [
+        "# Benchmarks",
+        "",
+        f"Generated by `experiments/benchmark.py` on {started:%Y-%m-%d %H:%M} UTC "
+        f"(took {(now - started).total_seconds():.0f} s). Command:",
+        "",
+        f"```\n{command}\n```",
+        "",
+        f"Each figure is the median of {repeats} repeat(s) (min and max shown); the repeats of all "
+        "measurements, ours and the peers', are interleaved in one process so machine noise hits "
+        "every engine alike. The machine is shared and noisy: compare ratios rather than "
+        "absolute numbers.",
+        "",
+        *(
+            ["> **--quick run**: tiny sizes for a smoke test; the figures are not meaningful.", ""]
+            if sizes.quick
+            else []
+        ),
+        "## Machine",
+        "",
+        table(["item", "value"], [[k, v] for k, v in machine_info()]),
+        "",
+        "## Targets",
+        "",
+        table(
+            ["target", "threshold", "measured (median)", "status", "margin"],
+            target_rows(m, state_bytes),
+        ),  # fmt: skip
+        "",
+        "## Results: rummy_env",
+        "",
+        table(head, [mrow(m[k]) for k in ours]),
+        "",
+        f"Sizes: batch {sizes.batch}, {sizes.vec_steps} `venv.step` calls per repeat, "
+        f"{sizes.kernel_episodes} hand(s) per game per kernel call, AEC loop "
+        f"{sizes.seconds:g} s per repeat. Random legal actions for (a) are drawn with numpy "
+        "outside the timed region; (b) draws them inside the kernel from each game's stream; "
+        "(c) times the whole loop (`env.last()`, drawing the action, `env.step`, `env.reset`).",
+        "",
+        "## Results: peers",
+        "",
+        table(head, [mrow(m[k]) for k in peer_keys]),
+        "",
+        f"Each peer plays whole hands with uniformly random legal actions for {sizes.seconds:g} s "
+        "per repeat, from a Python loop, on one core. OpenSpiel chance nodes (deal, stock draws) "
+        "are sampled from `chance_outcomes()` and not counted as steps. OpenSpiel lays out melds "
+        "and lay-offs as explicit decisions, RLCard and rummy_env (default `auto_meld=True`) "
+        "mostly do not, so decisions per hand differ somewhat between engines.",
+        "",
+        "## Ratios (rummy_env / peer, medians)",
+        "",
+        table(
+            ["rummy_env figure", "median", "/ OpenSpiel + obs", "/ OpenSpiel", "/ RLCard"],
+            ratio_rows,
+        ),
+        "",
+        "Steps are compared with peer decision steps/s, hands with peer hands/s. rummy_env's "
+        "(a), (b) and (d) use all numba threads; the 1-thread rows are the per-core figures.",
+        "",
+        "## Start-up: import to first step",
+        "",
+        table(head, st_rows),
+        "",
+        "Fresh interpreter (`python -c ...`): time from before `import rummy_env` to after the "
+        "first `env.step` (AEC) or `venv.step` (vector env), with the numba on-disk cache "
+        "already warm (an untimed run first writes it); the whole-process rows add interpreter "
+        "start-up and exit. The cold row points `NUMBA_CACHE_DIR` at an empty temp dir, so "
+        "every kernel it needs is compiled.",
+        "",
+        "## Memory per game (bytes)",
+        "",
+        table(["item", "bytes"], mem_rows),
+        "",
+        "## Build checks: serial vs parallel numba builds",
+        "",
+        table(
+            ["entry point", "expected build", "threading layer after the call", "status"],
+            result["checks"],
+        ),
+        "",
+        "Each row calls one entry point in a fresh interpreter (numba cache as found) and reports "
+        "whether numba's threading layer started, i.e. whether a parallel build ran. numba's "
+        "on-disk cache keys entries by the Python function's name and bytecode, not by "
+        "`parallel=`, so two dispatchers made from one function (`njit(...)(f)` and "
+        "`njit(..., parallel=True)(f)`) load whichever build was cached first "
+        "(numba issue #6845). A serial entry point running the parallel build pays an OpenMP "
+        "fork/join per call (the AEC env steps one game at a time), and a parallel one running "
+        "the serial build uses one core.",
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--repeats", type=int, default=5, help="repeats per measurement (median)")
+    p.add_argument("--batch", type=int, default=1024, help="games in the vector env / kernel")
+    p.add_argument("--vec-steps", type=int, default=500, help="venv.step calls per repeat")
+    p.add_argument("--episodes", type=int, default=5, help="hands per game per kernel call")
+    p.add_argument("--deadwood-batch", type=int, default=100_000, help="hands per solver call")
+    p.add_argument("--seconds", type=float, default=3.0, help="time budget per repeat (peers, AEC)")
+    p.add_argument("--startup-repeats", type=int, default=None, help="default: --repeats")
+    p.add_argument("--no-cold", action="store_true", help="skip the cold-cache start-up run")
+    p.add_argument("--quick", action="store_true", help="tiny sizes (smoke test)")
+    p.add_argument("--no-peers", action="store_true", help="skip RLCard and OpenSpiel")
+    p.add_argument("--output", type=Path, default=Path("BENCHMARKS.md"), help="markdown report")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark and write the report."""
+    args = parse_args(argv)
+    LOAD_AT_START.append(load_average())
+    started = dt.datetime.now(dt.timezone.utc)
+    command = "python " + " ".join(shlex.quote(a) for a in [sys.argv[0], *(argv or sys.argv[1:])])
+    if args.quick:
+        sizes = Sizes(64, 20, 1, 2000, 0.2, 1, False, quick=True)
+    else:
+        sizes = Sizes(
+            batch=args.batch,
+            vec_steps=args.vec_steps,
+            kernel_episodes=args.episodes,
+            deadwood_batch=args.deadwood_batch,
+            seconds=args.seconds,
+            startup_repeats=args.startup_repeats or args.repeats,
+            cold_startup=not args.no_cold,
+        )
+    result = run_all(sizes, max(1, args.repeats), peers=not args.no_peers)
+    text = render(result, sizes, max(1, args.repeats), started, command)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(text)
+    print(text)
+    print(f"wrote {args.output}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
