@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from rummy_env.rules.five_hundred_rum.config import FiveHundredRumConfig
+from rummy_env.rules.five_hundred_rum.game import FiveHundredRumGame
 from rummy_env.rules.gin_rummy.config import GinRummyConfig
 from rummy_env.rules.gin_rummy.game import GinRummyGame
 
 GAMES = {
     "gin_rummy": (GinRummyConfig, GinRummyGame),
+    "five_hundred_rum": (FiveHundredRumConfig, FiveHundredRumGame),
 }

@@ -37,7 +37,7 @@ class RummyVectorEnv:
         self.config = config_cls.from_kwargs(**options)
         self.num_envs = int(num_envs)
         self.game = game_cls(self.config, self.num_envs)
-        self.num_players = game_cls.num_players
+        self.num_players = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         a, o = self.game.num_actions, self.game.obs_size
         self.single_action_space = spaces.Discrete(a)

@@ -1,0 +1,104 @@
+"""Meld templates with jokers, shared by 500 Rum and Rummy 51.
+
+A new meld is chosen by template: a group (rank, suits of its natural cards, number of jokers) or
+a run (suit, low position, high position) on the 14-position axis (0 = ace low, 1..12 = ranks
+2..K, 13 = ace high; ace low or high but never both, no wrap). The engine supplies the natural
+cards from the hand and fills the positions the hand lacks with jokers, so a template is playable
+when the hand holds its naturals and enough jokers, and at least one card is natural.
+
+Hands are count vectors over 53 types (52 naturals, 52 = joker).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+JOKER = 52
+
+
+def _build_templates() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    kind, a, b, c = [], [], [], []
+    for r in range(13):  # groups: 29 per rank
+        for suits in range(1, 16):
+            ns = bin(suits).count("1")
+            for j in range(0, 4):
+                if 3 <= ns + j <= 4:
+                    kind.append(1)
+                    a.append(r)
+                    b.append(suits)
+                    c.append(j)
+    for s in range(4):  # runs: 77 per suit
+        for length in range(3, 14):
+            for lo in range(0, 15 - length):
+                hi = lo + length - 1
+                if lo == 0 and hi == 13:
+                    continue
+                kind.append(2)
+                a.append(s)
+                b.append(lo)
+                c.append(hi)
+    return (
+        np.array(kind, np.int8),
+        np.array(a, np.int8),
+        np.array(b, np.int8),
+        np.array(c, np.int8),
+    )
+
+
+TPL_KIND, TPL_A, TPL_B, TPL_C = _build_templates()
+"""Template tables: kind (1 group, 2 run); group: rank, suit bitmask, jokers; run: suit, lo, hi."""
+NUM_TEMPLATES = TPL_KIND.shape[0]
+NUM_GROUP_TEMPLATES = int((TPL_KIND == 1).sum())
+
+
+@njit(cache=True, inline="always")
+def pos_card(suit, pos):
+    """Natural card id at a run position (0 and 13 are the ace)."""
+    r = 0 if pos == 13 else pos
+    return suit * 13 + r
+
+
+@njit(cache=True)
+def template_needs(t, hand, kinds, ta, tb, tc, out_nat):
+    """Naturals (written to ``out_nat`` as counts) and jokers a template takes from ``hand``.
+
+    Returns the number of jokers needed, or -1 if the hand cannot play the template.
+    """
+    out_nat[:] = 0
+    if kinds[t] == 1:
+        r = ta[t]
+        for s in range(4):
+            if tb[t] >> s & 1:
+                if hand[s * 13 + r] < 1:
+                    return -1
+                out_nat[s * 13 + r] = 1
+        j = tc[t]
+    else:
+        s = ta[t]
+        j = 0
+        nat = 0
+        for pos in range(tb[t], tc[t] + 1):
+            c = pos_card(s, pos)
+            if hand[c] >= 1:
+                out_nat[c] = 1
+                nat += 1
+            else:
+                j += 1
+        if nat == 0:
+            return -1
+    if j > hand[JOKER]:
+        return -1
+    return j
+
+
+def template_str(t: int) -> str:
+    """Readable template, e.g. ``"group 9: c d + 1 JK"`` or ``"run h 5..8"``."""
+    from rummy_env.core.cards import RANKS, SUITS
+
+    if TPL_KIND[t] == 1:
+        suits = " ".join(SUITS[s] for s in range(4) if TPL_B[t] >> s & 1)
+        j = int(TPL_C[t])
+        return f"group {RANKS[TPL_A[t]]}: {suits}" + (f" + {j} JK" if j else "")
+    names = "A23456789TJQKA"
+    return f"run {SUITS[TPL_A[t]]} {names[TPL_B[t]]}..{names[TPL_C[t]]}"

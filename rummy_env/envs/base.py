@@ -1,0 +1,163 @@
+"""A PettingZoo AEC env over a ``BatchedGame`` of one game (shared by the rummy variants)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from rummy_env.rules.base import BatchedGame
+
+
+def wrap(env: AECEnv) -> AECEnv:
+    """PettingZoo's standard wrappers for classic games (an illegal move ends the game, -1)."""
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+class RummyAECEnv(AECEnv):
+    """Turn-based AEC env: one game record, one agent acting at a time.
+
+    Subclasses set ``metadata``, build ``self.config`` and ``self.game`` (a batch of one) in
+    ``__init__`` and then call ``_init_spaces``; they may override ``_hand_info`` and
+    ``render_text``.
+    """
+
+    game: BatchedGame
+    config: Any
+
+    def _init_spaces(self, render_mode: str | None, highs: np.ndarray | None = None) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = self.possible_agents[:]
+        self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
+        n_obs = self.game.obs_size
+        high = np.full(n_obs, np.inf, np.float32) if highs is None else highs
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(-np.inf, high, shape=(n_obs,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {
+            a: spaces.Discrete(self.game.num_actions) for a in self.possible_agents
+        }
+        self._reset_bookkeeping()
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """Observation space of an agent."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """Action space of an agent."""
+        return self.action_spaces[agent]
+
+    @property
+    def state_record(self) -> np.void:
+        """The full game record (referee's view, hidden cards included) - for tests and tools."""
+        return self.game.states[0]
+
+    def _reset_bookkeeping(self) -> None:
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._hands_played = 0
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new episode; ``options`` may hold ``deck`` (stacked, top first) and ``dealer``."""
+        options = dict(options or {})
+        deck = options.pop("deck", None)
+        dealer = options.pop("dealer", None)
+        if options:
+            # PettingZoo's api_test passes arbitrary options, so unknown ones only warn
+            warnings.warn(
+                f"ignoring unknown reset option(s) {sorted(options)}; valid: deck, dealer",
+                stacklevel=2,
+            )
+        self.game.reset(seed=seed, dealers=[dealer], decks=[deck], write_obs=False)
+        self._reset_bookkeeping()
+        self.agent_selection = self.possible_agents[int(self.game.states["cur"][0])]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """Observation and action mask of ``agent`` (fresh arrays)."""
+        p = self._agent_index[agent]
+        if agent == self.agent_selection:
+            mask = self.game.action_mask(0)  # all zeros once the episode is over
+        else:
+            mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        return {"observation": self.game.observe(0, p), "action_mask": mask}
+
+    def _step_game(self, a: int) -> tuple[bool, bool, int, int, np.ndarray]:
+        """Apply a legal action; returns (done, truncated, to act, hands played, rewards)."""
+        done, trunc, cur, hands = self.game.kernels.step_single(
+            self.game.states, self.game.cfg, self.game.kernels.TABLES, 0, a, self.game.masks
+        )[:4]
+        return done, trunc, cur, hands, self.game.states["rewards"][0]
+
+    def step(self, action: int) -> None:
+        """Play ``action`` for the agent to act; illegal actions raise ``ValueError``."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise ValueError(f"action must be an integer id, got {action!r}") from None
+        if not self.game.is_legal(0, a):
+            raise ValueError(self.game.explain_illegal(0, a))
+        done, trunc, cur, hands, rewards = self._step_game(a)
+        self._cumulative_rewards[agent] = 0.0
+        for i, ag in enumerate(self.possible_agents):
+            self.rewards[ag] = float(rewards[i])
+        if done or hands > self._hands_played:
+            rec = self.game.states[0]
+            for i, ag in enumerate(self.agents):
+                self.infos[ag] = self._hand_info(rec, i, bool(done))
+            if done:
+                for ag in self.agents:
+                    self.terminations[ag] = not trunc
+                    self.truncations[ag] = bool(trunc)
+        self._hands_played = hands
+        self.agent_selection = self.possible_agents[int(cur)]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _hand_info(self, rec: np.void, i: int, done: bool) -> dict[str, Any]:
+        """Info of seat ``i`` after a hand (``done``: the episode is over)."""
+        return {"hands_played": int(rec["hands_played"])}
+
+    def render_text(self) -> str:
+        """The table as text."""
+        raise NotImplementedError
+
+    def render(self) -> str | None:
+        """Text of the table (``ansi`` returns it, ``human`` prints it)."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        text = self.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""

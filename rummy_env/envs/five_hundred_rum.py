@@ -1,0 +1,202 @@
+"""500 Rum (RULES.md §2): 2-8 players, jokers, deep discard draws, "Rummy!" calls.
+
+| Import             | ``from rummy_env import five_hundred_rum_v0``                 |
+|--------------------|---------------------------------------------------------------|
+| Registered id      | ``rummy/five_hundred_rum-v0``                                 |
+| Actions            | Discrete(n), n = 1 + D + 685 + 54 M + 53 + 1 (1766 for 2-4 players) |
+| Agents             | ``player_0`` .. ``player_{P-1}``                              |
+| Observation        | flat float32 from named pieces (``Layout.pieces``)            |
+| Vector env         | ``rummy_env.make_vec("five_hundred_rum", num_envs, **options)`` |
+
+``D`` = cards in play (54 with 1 deck, 108 with 2; 52/104 without jokers), ``M = D // 3`` table
+meld slots, ``P`` players.
+
+A turn: draw (the stock top, or the discard pile down to any depth - every card above comes too,
+and the deepest card taken must be melded this turn), then any number of new melds and lay-offs
+onto anyone's melds, then a discard (unless every card was melded). Each card melded or laid off
+scores for the player who played it; cards left in hand count against. A discard that leaves a
+card in the pile that could be melded with table or pile cards alone may be claimed with
+"Rummy!" by the other players, asked one at a time from the discarder's left.
+
+## Arguments
+
+| option                | default | meaning                                                 |
+|-----------------------|---------|---------------------------------------------------------|
+| num_players           | 2       | 2 to 8                                                  |
+| num_decks             | None    | 1 (up to 4 players) or 2 (5 or more) unless given       |
+| no_jokers             | False   | play without jokers                                     |
+| values_5_10_15        | False   | 2-9 worth 5, 10-K 10, A and jokers 15, low ace 5        |
+| rummy_call            | full    | or layoff_only, none                                    |
+| must_meld_discard     | False   | even the top discard must be melded when taken          |
+| deepest_card_new_meld | False   | the deepest card taken must go into a new meld          |
+| going_out             | any     | or discard_required, floating, unplayable_discard       |
+| must_go_out_to_win    | False   | only the player who goes out can win (with target)      |
+| target                | 500     | game ends when a single player leads with this total    |
+| episode               | hand    | or game                                                 |
+| reward                | raw     | or normalized                                           |
+| max_steps             | None    | truncate after this many decisions                      |
+
+``reset(seed=None, options={"deck": [...], "dealer": 0})``: a stacked deck of all ``D`` cards,
+top first (ids, or text like ``"As"``, ``"JK"``), dealt one at a time starting left of the
+dealer; then the upcard; the rest is the stock.
+
+## Observation
+
+``{"observation": float32 (O,), "action_mask": int8 (n,)}`` for the observing player; players
+are seat-relative (index 0 = observer, 1 = the next player clockwise, ...). Named views:
+``rummy_env.encodings.five_hundred_rum.Layout(P, D).split(obs)``.
+
+| piece         | size     | content                                                        |
+|---------------|----------|----------------------------------------------------------------|
+| hand          | 53       | count of each card type in the hand / 2 (type 52 = joker)      |
+| pile_sequence | D        | pile from the top: (card type + 1) / 53                        |
+| pile_counts   | 53       | count of each type in the pile / 2                             |
+| pile_depth    | 53       | 1 - depth/D of the shallowest copy of each type                |
+| known         | (P-1)*53 | cards each other player is known to hold (taken from the pile) |
+| meld_kind     | M*2      | per slot: group / run                                          |
+| meld_owner    | M*P      | per slot: who laid it down (seat-relative)                     |
+| meld_cards    | M*52     | per slot: its natural cards                                    |
+| meld_jokers   | M*14     | per slot: run positions held by jokers (groups: count / 4)     |
+| meld_ends     | M*2      | per slot: run low / high position / 13 (groups: rank / 12)     |
+| hand_sizes    | P        | cards in each hand / 13                                        |
+| stock_size    | 1        | stock / D                                                      |
+| melded_points | P        | points melded this hand / 100                                  |
+| scores        | P        | game totals / target                                           |
+| floating      | P        | players who melded out and float                               |
+| dealer        | P        | one-hot dealer                                                 |
+| phase         | 5        | draw, play, rummy_call_offer, rummy_call_layoff, hand_over     |
+| obligation    | 53       | the card type that must still be melded this turn              |
+| taken_single  | 53       | the single top discard taken this turn (not discardable)       |
+
+## Actions
+
+| action             | ids          | meaning                                               |
+|--------------------|--------------|-------------------------------------------------------|
+| DRAW_STOCK         | 0            | draw the stock top                                    |
+| TAKE_DISCARD[d]    | 1 .. D       | take the pile down to depth d (0 = top); also a call  |
+| MELD[t]            | D+1 .. D+685 | new meld by template t (``core.jmelds``)              |
+| LAYOFF[c, m]       | next 52*M    | lay natural c off on slot m (id base + c*M + m)       |
+| LAYOFF_JOKER[m, e] | next 2*M     | lay a joker off on slot m, e: 0 group/low, 1 high     |
+| DISCARD[c]         | next 53      | discard card type c                                   |
+| PASS               | last         | decline a call / (stock empty) do not draw: hand ends |
+
+Meld templates: a group is (rank, suits of its natural cards, number of jokers), 3 or 4 cards; a
+run is (suit, low, high) on the positions A(low) 2 .. K A(high). The engine takes the template's
+natural cards from the hand and fills every position the hand lacks with a joker (so a joker
+never replaces a natural the player holds); jokers keep the card they stand for. Masks are exact:
+a deep draw is allowed only if the deepest card can still be melded this turn, a meld or lay-off
+only if the turn stays completable, a discard only once the deepest card is melded.
+
+## Rewards
+
+``episode="hand"``: each player's hand score (melded minus held); ``reward="normalized"``
+divides by 100, clipped to [-1, 1]. ``episode="game"``: every hand pays its scores (so rewards
+sum to the final totals); normalized game rewards are +1 to the winner and -1/(P-1) to the others
+at the end. Not zero-sum (raw): 500 Rum scores are not.
+
+## Episode end
+
+A hand ends when a player has no cards left (or, floating variants, discards the last one), or
+when the stock is empty and the player to draw passes. ``episode="game"``: when after a hand a
+single player leads with ``target`` or more (ties for the lead play on; ``must_go_out_to_win``:
+only the player who went out, with ``target``). ``max_steps`` truncates.
+
+## Departures from the printed rules
+
+- Jokers fill exactly the positions the hand lacks (see Actions).
+- An ace laid off on a 2..K run goes high (15 points, never fewer than the low end's 1 point).
+- With two decks, "the card just taken" may be discarded if another copy of it is held.
+- "Rummy!" offers skip players who have no legal call, and are made only after discards.
+- Once the stock is empty every player gets at most one more turn, then the hand ends (stock
+  exhausted), so every hand ends.
+
+## Version history
+
+- v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pettingzoo import AECEnv
+
+from rummy_env.core.cards import RANKS, SUITS, card_to_str
+from rummy_env.encodings import five_hundred_rum as E
+from rummy_env.envs.base import RummyAECEnv, wrap
+from rummy_env.rules.five_hundred_rum.config import FiveHundredRumConfig
+from rummy_env.rules.five_hundred_rum.game import FiveHundredRumGame
+
+
+def env(render_mode: str | None = None, **options: Any) -> AECEnv:
+    """500 Rum with PettingZoo's standard wrappers (an illegal move ends the game, -1)."""
+    return wrap(raw_env(render_mode=render_mode, **options))
+
+
+def meld_text(rec: np.void, m: int) -> str:
+    """A table meld as text (jokers shown as JK where they stand)."""
+    kind = int(rec["m_kind"][m])
+    if kind == 1:
+        r = int(rec["m_key"][m])
+        cards = [RANKS[r] + SUITS[s] for s in range(4) if int(rec["m_nat"][m]) >> s & 1]
+        cards += ["JK"] * int(rec["m_jok"][m])
+        return " ".join(cards)
+    s = int(rec["m_key"][m])
+    names = "A23456789TJQKA"
+    out = []
+    for pos in range(int(rec["m_lo"][m]), int(rec["m_hi"][m]) + 1):
+        joker = int(rec["m_jok"][m]) >> pos & 1
+        out.append("JK" if joker else names[pos] + SUITS[s])
+    return " ".join(out)
+
+
+class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
+    """500 Rum as a PettingZoo AEC environment (see the module docstring for the spec)."""
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "five_hundred_rum_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
+        super().__init__()
+        self.config = FiveHundredRumConfig.from_kwargs(**options)
+        self.game = FiveHundredRumGame(self.config, 1)
+        self.layout = self.game.layout
+        self._init_spaces(render_mode)
+
+    def _hand_info(self, rec: np.void, i: int, done: bool) -> dict[str, Any]:
+        info = {
+            "outcome": E.OUTCOME_NAMES[int(rec["outcome"])],
+            "hand_points": int(rec["hand_pts"][i]),
+            "score": int(rec["scores"][i]),
+            "hands_played": int(rec["hands_played"]),
+        }
+        if done and self.config.episode == "game":
+            info["winner"] = int(rec["winner"])
+        return info
+
+    def render_text(self) -> str:
+        """The table (all hands shown: the referee's view)."""
+        rec = self.game.states[0]
+        lines = [
+            f"500 Rum | phase {E.PHASE_NAMES[int(rec['phase'])]} | dealer "
+            f"{self.possible_agents[int(rec['dealer'])]} | stock "
+            f"{self.config.deck_size - int(rec['deck_pos'])}"
+        ]
+        pile = [card_to_str(int(c)) for c in rec["pile"][: int(rec["pile_n"])]]
+        lines.append("discard pile (bottom..top): " + (" ".join(pile) or "-"))
+        for m in range(int(rec["n_melds"])):
+            owner = self.possible_agents[int(rec["m_owner"][m])]
+            lines.append(f"  meld {m} ({owner}): {meld_text(rec, m)}")
+        for q, name in enumerate(self.possible_agents):
+            cards = [card_to_str(c) for c in range(53) for _ in range(int(rec["hands"][q][c]))]
+            marker = " <- to act" if int(rec["cur"]) == q and not rec["done"] else ""
+            lines.append(
+                f"{name}: {' '.join(cards) or '-'} | melded {int(rec['melded_pts'][q])} | "
+                f"score {int(rec['scores'][q])}{marker}"
+            )
+        return "\n".join(lines)

@@ -1,0 +1,162 @@
+"""The batched engine shared by every game: N games as one structured numpy array, stepped by
+the game's compiled kernels. The AEC envs are a batch of one; the vector env any N.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from rummy_env.core import rng as _rng
+from rummy_env.core.cards import validate_deck
+
+PARALLEL_MIN_BATCH = 256
+
+
+class BatchedGame:
+    """``num_games`` independent games of one variant stepped together.
+
+    Subclasses set ``kernels`` (a module with ``reset_batch``, ``step_batch``,
+    ``step_batch_parallel``, ``step_single``, ``write_obs_at``, ``refresh_masks`` and ``TABLES``)
+    and fill ``num_players``, ``num_actions``, ``obs_size``, ``cfg``, ``states``, ``masks``,
+    ``deck`` (the unshuffled deck a stacked deck must permute) and ``final_fields`` (names of
+    the per-game integers the step kernel writes for a finished episode).
+    """
+
+    kernels: ModuleType
+    num_players: int
+    num_actions: int
+    obs_size: int
+    cfg: np.ndarray
+    states: np.ndarray
+    masks: np.ndarray
+    deck: np.ndarray
+    final_fields: tuple[str, ...]
+
+    def _setup(self, config: Any, num_games: int, states: np.ndarray, mask_width: int) -> None:
+        if num_games < 1:
+            raise ValueError(f"num_games must be at least 1, got {num_games}")
+        self.config = config
+        self.num_games = num_games
+        self.states = states
+        self.states["rng"] = _rng.seed_states(None, num_games)
+        self.masks = np.zeros((num_games, mask_width), dtype=np.int8)
+        k = self.kernels
+        self._step = k.step_batch_parallel if num_games >= PARALLEL_MIN_BATCH else k.step_batch
+
+    def seed(self, seed: int | Sequence[int] | None) -> None:
+        """Seed every game's stream (game ``i`` gets ``seed + i`` for an int seed)."""
+        self.states["rng"] = _rng.seed_states(seed, self.num_games)
+
+    def reset(
+        self,
+        seed: int | Sequence[int] | None = None,
+        dealers: Sequence[int | None] | None = None,
+        decks: Sequence[Any] | None = None,
+        write_obs: bool = True,
+    ) -> np.ndarray:
+        """Start a new episode in every game; returns (N, obs_size) observations of the players
+        to act. ``decks[i]`` (if given and not None) is a stacked deck, top card first.
+        """
+        if seed is not None:
+            self.seed(seed)
+        n = self.num_games
+        dl = np.full(n, -1, dtype=np.int64)
+        if dealers is not None:
+            for i, d in enumerate(dealers):
+                if d is None:
+                    continue
+                if not 0 <= int(d) < self.num_players:
+                    raise ValueError(f"dealer must be in 0..{self.num_players - 1}, got {d!r}")
+                dl[i] = int(d)
+        stacked = np.zeros(n, dtype=np.bool_)
+        if decks is not None:
+            for i, deck in enumerate(decks):
+                if deck is None:
+                    continue
+                self.states["deck"][i] = self._stack(validate_deck(deck, self.deck))
+                stacked[i] = True
+        obs = np.empty((n, self.obs_size), dtype=np.float32)
+        k = self.kernels
+        k.reset_batch(self.states, self.cfg, k.TABLES, dl, stacked, self.masks, obs, write_obs)
+        return obs
+
+    def _stack(self, deck: np.ndarray) -> np.ndarray:
+        """Map a validated deck (card ids) to the state's card encoding."""
+        return deck
+
+    def check_actions(self, actions: np.ndarray) -> None:
+        """Raise ``ValueError`` naming the first game whose action is not legal."""
+        a = np.asarray(actions)
+        if a.shape != (self.num_games,):
+            raise ValueError(f"actions must have shape ({self.num_games},), got {a.shape}")
+        if not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be integers, got dtype {a.dtype}")
+        out = (a < 0) | (a >= self.num_actions)
+        ok = np.zeros(self.num_games, dtype=bool)
+        ok[~out] = self.masks[np.flatnonzero(~out), a[~out]] == 1
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            raise ValueError(f"game {i}: {self.explain_illegal(i, int(a[i]))}")
+
+    def step(
+        self, actions: np.ndarray, autoreset: bool, write_obs: bool = True, check: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Apply one action per game. Returns (obs, rewards (N, players), terminated, truncated,
+        info). With ``autoreset`` finished games start a new episode in the same call (SAME_STEP);
+        ``info["final_observation"]`` (N, players, obs_size) and the ``final_fields`` describe the
+        finished episode (rows of unfinished games are zeros).
+        """
+        a = np.asarray(actions)
+        if check:
+            self.check_actions(a)
+        a = a.astype(np.int64, copy=False)
+        n, p = self.num_games, self.num_players
+        obs = np.empty((n, self.obs_size), dtype=np.float32)
+        rewards = np.empty((n, p), dtype=np.float32)
+        term = np.empty(n, dtype=np.bool_)
+        trunc = np.empty(n, dtype=np.bool_)
+        shape = (n, p, self.obs_size) if autoreset else (1, p, 1)
+        final_obs = np.zeros(shape, dtype=np.float32)
+        final_info = np.zeros((n if autoreset else 1, len(self.final_fields)), dtype=np.int64)
+        k = self.kernels
+        self._step(
+            self.states, self.cfg, k.TABLES, a, self.masks, obs, rewards, term, trunc,
+            final_obs, final_info, autoreset, write_obs,
+        )  # fmt: skip
+        info: dict[str, Any] = {"current_player": self.states["cur"].astype(np.int64)}
+        if autoreset:
+            info["final_observation"] = final_obs
+            self._final_info(info, final_info)
+        return obs, rewards, term, trunc, info
+
+    def _final_info(self, info: dict[str, Any], final_info: np.ndarray) -> None:
+        """Name the columns of the finished-episode integers (override to group them)."""
+        for j, name in enumerate(self.final_fields):
+            info[name] = final_info[:, j]
+
+    def observe(self, i: int, player: int) -> np.ndarray:
+        """Observation vector of ``player`` in game ``i`` (a fresh array)."""
+        out = np.empty(self.obs_size, dtype=np.float32)
+        self.kernels.write_obs_at(self.states, self.cfg, i, player, out)
+        return out
+
+    def action_mask(self, i: int) -> np.ndarray:
+        """Legal-action mask (fresh int8 array) of the player to act in game ``i``."""
+        return self.masks[i, : self.num_actions].copy()
+
+    def is_legal(self, i: int, a: int) -> bool:
+        """True if action ``a`` is legal now in game ``i``."""
+        return 0 <= a < self.num_actions and self.masks[i, a] == 1
+
+    def refresh_masks(self) -> None:
+        """Recompute every mask from the states (after editing states directly)."""
+        k = self.kernels
+        k.refresh_masks(self.states, self.cfg, k.TABLES, self.masks)
+
+    def explain_illegal(self, i: int, a: int) -> str:  # pragma: no cover - overridden
+        """Why action ``a`` is not legal now in game ``i``."""
+        return f"action {a} is not legal now"

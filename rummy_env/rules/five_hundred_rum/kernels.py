@@ -1,0 +1,1072 @@
+"""500 Rum rules as compiled kernels over state records (RULES.md §2).
+
+One implementation for the AEC env (a batch of one) and the vector env. Masks are exact: an
+action is allowed only if it is legal now and the turn can still be completed after it (a pending
+"meld the deepest card" obligation stays satisfiable, a discard stays possible or going out is
+allowed). Candidate moves are checked by applying them to the record and undoing them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from rummy_env.core import rng as _rng
+from rummy_env.core.jmelds import (
+    JOKER,
+    NUM_TEMPLATES,
+    TPL_A,
+    TPL_B,
+    TPL_C,
+    TPL_KIND,
+    pos_card,
+    template_needs,
+)
+from rummy_env.encodings import five_hundred_rum as E
+
+# -- config vector --------------------------------------------------------------------------
+C_P = 0
+C_D = 1
+C_M = 2
+C_HAND = 3
+C_JOKERS = 4
+C_V51015 = 5
+C_CALL = 6  # 0 full, 1 layoff_only, 2 none
+C_MUST_MELD = 7
+C_NEW_MELD = 8
+C_GOOUT = 9  # 0 any, 1 discard_required, 2 floating, 3 unplayable_discard
+C_OUT_TO_WIN = 10
+C_TARGET = 11
+C_GAME = 12
+C_NORM = 13
+C_MAX_STEPS = 14
+C_TAKE = 15
+C_MELD = 16
+C_LAYOFF = 17
+C_JOKER = 18
+C_DISCARD = 19
+C_PASS = 20
+C_NA = 21
+C_OBS = 22  # obs piece offsets start here (in E.Layout.pieces order)
+N_PIECES = 19
+C_SIZE = C_OBS + N_PIECES
+
+GO_ANY = 0
+GO_DISCARD_REQUIRED = 1
+GO_FLOATING = 2
+GO_UNPLAYABLE = 3
+
+PH_DRAW = E.PH_DRAW
+PH_PLAY = E.PH_PLAY
+PH_CALL = E.PH_CALL
+PH_CALL_LAYOFF = E.PH_CALL_LAYOFF
+PH_OVER = E.PH_OVER
+
+TABLES = (TPL_KIND, TPL_A, TPL_B, TPL_C)
+
+
+def config_vector(config) -> np.ndarray:
+    """The int64 vector the kernels read (see the ``C_*`` indices)."""
+    lay = E.Layout(config.num_players, config.deck_size)
+    a = np.zeros(C_SIZE, np.int64)
+    a[C_P] = config.num_players
+    a[C_D] = config.deck_size
+    a[C_M] = config.max_melds
+    a[C_HAND] = config.hand_size
+    a[C_JOKERS] = config.jokers
+    a[C_V51015] = config.values_5_10_15
+    a[C_CALL] = ("full", "layoff_only", "none").index(config.rummy_call)
+    a[C_MUST_MELD] = config.must_meld_discard
+    a[C_NEW_MELD] = config.deepest_card_new_meld
+    a[C_GOOUT] = ("any", "discard_required", "floating", "unplayable_discard").index(
+        config.going_out
+    )
+    a[C_OUT_TO_WIN] = config.must_go_out_to_win
+    a[C_TARGET] = config.target
+    a[C_GAME] = config.episode == "game"
+    a[C_NORM] = config.reward == "normalized"
+    a[C_MAX_STEPS] = config.max_steps or 0
+    a[C_TAKE] = lay.take_base
+    a[C_MELD] = lay.meld_base
+    a[C_LAYOFF] = lay.layoff_base
+    a[C_JOKER] = lay.joker_base
+    a[C_DISCARD] = lay.discard_base
+    a[C_PASS] = lay.pass_action
+    a[C_NA] = lay.num_actions
+    assert len(lay.pieces) == N_PIECES
+    for k, piece in enumerate(lay.pieces):
+        a[C_OBS + k] = piece.offset
+    return a
+
+
+# -- values ---------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def card_value(c, cfg) -> int:
+    """Points of a card type in hand or melded (not a low ace)."""
+    if c == JOKER:
+        return 15
+    r = c % 13
+    if r == 0:
+        return 15
+    if cfg[C_V51015]:
+        return 5 if r <= 8 else 10
+    return r + 1 if r <= 8 else 10
+
+
+@njit(cache=True)
+def placed_value(c, pos, cfg) -> int:
+    """Points of a card placed at a run position (pos 0 is the low ace) or in a group (pos -1)."""
+    if c != JOKER and pos == 0:
+        return 5 if cfg[C_V51015] else 1
+    return card_value(c, cfg)
+
+
+@njit(cache=True)
+def hand_total(rec, p) -> int:
+    """Cards in player ``p``'s hand."""
+    t = 0
+    for c in range(53):
+        t += rec.hands[p, c]
+    return t
+
+
+@njit(cache=True)
+def hand_points(rec, p, cfg) -> int:
+    """Points held in player ``p``'s hand (they count against at the end of the hand)."""
+    t = 0
+    for c in range(53):
+        t += rec.hands[p, c] * card_value(c, cfg)
+    return t
+
+
+# -- table melds ----------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _bits(x) -> int:
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def fit_natural(rec, m, c) -> int:
+    """Where natural ``c`` lays off on slot ``m``: -1 no; group: 14; run: the new position
+    (an ace that fits both ends of a 2..K run goes high, which scores more).
+    """
+    kind = rec.m_kind[m]
+    s = c // 13
+    r = c % 13
+    if kind == 1:
+        if rec.m_key[m] != r or rec.m_nat[m] >> s & 1:
+            return -1
+        if _bits(rec.m_nat[m]) + rec.m_jok[m] >= 4:
+            return -1
+        return 14
+    if kind != 2 or rec.m_key[m] != s:
+        return -1
+    lo = rec.m_lo[m]
+    hi = rec.m_hi[m]
+    if r == 0:
+        if hi == 12 and lo > 0:
+            return 13
+        if lo == 1 and hi < 13:
+            return 0
+        return -1
+    if r == lo - 1 and not (r == 0 and hi == 13):
+        return r
+    if r == hi + 1 and hi + 1 <= 12:
+        return r
+    return -1
+
+
+@njit(cache=True)
+def fit_joker(rec, m, e) -> int:
+    """Where a joker lays off on slot ``m`` at end ``e`` (0 group / low, 1 high); -1 no."""
+    kind = rec.m_kind[m]
+    if kind == 1:
+        if e != 0 or _bits(rec.m_nat[m]) + rec.m_jok[m] >= 4:
+            return -1
+        return 14
+    if kind != 2:
+        return -1
+    lo = rec.m_lo[m]
+    hi = rec.m_hi[m]
+    if e == 0:
+        if lo == 0 or (lo - 1 == 0 and hi == 13):
+            return -1
+        return lo - 1
+    if hi == 13 or (hi + 1 == 13 and lo == 0):
+        return -1
+    return hi + 1
+
+
+@njit(cache=True)
+def place_on_slot(rec, cfg, p, m, c, pos):
+    """Lay card type ``c`` from ``p``'s hand at position ``pos`` of slot ``m`` (14: group)."""
+    rec.hands[p, c] -= 1
+    if rec.known[p, c] > rec.hands[p, c]:
+        rec.known[p, c] = rec.hands[p, c]
+    if rec.m_kind[m] == 1:
+        if c == JOKER:
+            rec.m_jok[m] += 1
+        else:
+            rec.m_nat[m] |= 1 << (c // 13)
+        rec.melded_pts[p] += placed_value(c, -1, cfg)
+    else:
+        if c == JOKER:
+            rec.m_jok[m] |= 1 << pos
+        else:
+            rec.m_nat[m] |= 1 << pos
+        if pos < rec.m_lo[m]:
+            rec.m_lo[m] = pos
+        if pos > rec.m_hi[m]:
+            rec.m_hi[m] = pos
+        rec.melded_pts[p] += placed_value(c, pos, cfg)
+
+
+@njit(cache=True)
+def unplace_on_slot(rec, cfg, p, m, c, pos, old_lo, old_hi, old_known):
+    """Undo ``place_on_slot``."""
+    rec.hands[p, c] += 1
+    rec.known[p, c] = old_known
+    if rec.m_kind[m] == 1:
+        if c == JOKER:
+            rec.m_jok[m] -= 1
+        else:
+            rec.m_nat[m] &= ~(1 << (c // 13))
+        rec.melded_pts[p] -= placed_value(c, -1, cfg)
+    else:
+        if c == JOKER:
+            rec.m_jok[m] &= ~(1 << pos)
+        else:
+            rec.m_nat[m] &= ~(1 << pos)
+        rec.m_lo[m] = old_lo
+        rec.m_hi[m] = old_hi
+        rec.melded_pts[p] -= placed_value(c, pos, cfg)
+
+
+@njit(cache=True)
+def create_meld(rec, cfg, tables, p, t, nat):
+    """Lay template ``t`` from ``p``'s hand into the next slot (``nat``: naturals it uses, from
+    ``template_needs``). Returns the number of jokers used.
+    """
+    kinds, ta, tb, tc = tables
+    m = rec.n_melds
+    rec.n_melds += 1
+    rec.m_owner[m] = p
+    pts = 0
+    if kinds[t] == 1:
+        rec.m_kind[m] = 1
+        rec.m_key[m] = ta[t]
+        rec.m_nat[m] = tb[t]
+        rec.m_jok[m] = tc[t]
+        rec.m_lo[m] = 0
+        rec.m_hi[m] = 0
+        j = tc[t]
+        for s in range(4):
+            if tb[t] >> s & 1:
+                c = s * 13 + ta[t]
+                rec.hands[p, c] -= 1
+                pts += placed_value(c, -1, cfg)
+    else:
+        rec.m_kind[m] = 2
+        s = ta[t]
+        rec.m_key[m] = s
+        rec.m_lo[m] = tb[t]
+        rec.m_hi[m] = tc[t]
+        natm = 0
+        jokm = 0
+        j = 0
+        for pos in range(tb[t], tc[t] + 1):
+            c = pos_card(s, pos)
+            if nat[c]:
+                natm |= 1 << pos
+                rec.hands[p, c] -= 1
+                pts += placed_value(c, pos, cfg)
+            else:
+                jokm |= 1 << pos
+                j += 1
+        rec.m_nat[m] = natm
+        rec.m_jok[m] = jokm
+    rec.hands[p, JOKER] -= j
+    pts += 15 * j
+    rec.melded_pts[p] += pts
+    for c in range(53):
+        if rec.known[p, c] > rec.hands[p, c]:
+            rec.known[p, c] = rec.hands[p, c]
+    return j
+
+
+@njit(cache=True)
+def remove_last_meld(rec, cfg, tables, p, t, nat, j, known_save):
+    """Undo ``create_meld``."""
+    kinds, ta, tb, tc = tables
+    m = rec.n_melds - 1
+    pts = 0
+    if kinds[t] == 1:
+        for s in range(4):
+            if tb[t] >> s & 1:
+                c = s * 13 + ta[t]
+                rec.hands[p, c] += 1
+                pts += placed_value(c, -1, cfg)
+    else:
+        s = ta[t]
+        for pos in range(tb[t], tc[t] + 1):
+            c = pos_card(s, pos)
+            if nat[c]:
+                rec.hands[p, c] += 1
+                pts += placed_value(c, pos, cfg)
+    rec.hands[p, JOKER] += j
+    pts += 15 * j
+    rec.melded_pts[p] -= pts
+    rec.m_kind[m] = 0
+    rec.m_nat[m] = 0
+    rec.m_jok[m] = 0
+    rec.n_melds -= 1
+    for c in range(53):
+        rec.known[p, c] = known_save[c]
+
+
+# -- obligations and turn completion --------------------------------------------------------
+
+
+@njit(cache=True)
+def can_lay_off(rec, c) -> bool:
+    """True if card type ``c`` lays off directly on some table meld."""
+    for m in range(rec.n_melds):
+        if c == JOKER:
+            if fit_joker(rec, m, 0) >= 0 or fit_joker(rec, m, 1) >= 0:
+                return True
+        elif fit_natural(rec, m, c) >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def can_place(rec, tables, hand, x, new_only, need_left, scratch) -> bool:
+    """Can card type ``x`` (held in ``hand``) be melded this turn, leaving at least
+    ``need_left`` cards in the hand? Ways: a direct lay-off; a new meld containing it; a chain
+    of hand cards (or jokers) bridging a table run's end to it.
+    """
+    kinds, ta, tb, tc = tables
+    total = 0
+    for c in range(53):
+        total += hand[c]
+    if not new_only and total - 1 >= need_left and can_lay_off(rec, x):
+        return True
+    if x == JOKER:
+        for t in range(NUM_TEMPLATES):
+            j = template_needs(t, hand, kinds, ta, tb, tc, scratch)
+            if j >= 1:
+                used = j
+                for c in range(52):
+                    used += scratch[c]
+                if total - used >= need_left:
+                    return True
+        return False
+    s = x // 13
+    r = x % 13
+    for t in range(NUM_TEMPLATES):
+        if kinds[t] == 1:
+            if ta[t] != r or not (tb[t] >> s & 1):
+                continue
+        else:
+            if ta[t] != s:
+                continue
+            lo = tb[t]
+            hi = tc[t]
+            inside = (lo <= r <= hi) if r > 0 else (lo == 0 or hi == 13)
+            if not inside:
+                continue
+        j = template_needs(t, hand, kinds, ta, tb, tc, scratch)
+        if j < 0 or scratch[x] == 0:
+            continue
+        used = j
+        for c in range(52):
+            used += scratch[c]
+        if total - used >= need_left:
+            return True
+    if new_only:
+        return False
+    # chains onto table runs of x's suit
+    for m in range(rec.n_melds):
+        if rec.m_kind[m] != 2 or rec.m_key[m] != s:
+            continue
+        lo = rec.m_lo[m]
+        hi = rec.m_hi[m]
+        for q in (0, 13) if r == 0 else (r, r):
+            if q > hi + 1:
+                a, b, nlo, nhi = hi + 1, q - 1, lo, q
+            elif q < lo - 1:
+                a, b, nlo, nhi = q + 1, lo - 1, q, hi
+            else:
+                continue
+            if nlo == 0 and nhi == 13:
+                continue
+            jok = 0
+            for pos in range(a, b + 1):
+                if hand[pos_card(s, pos)] < 1:
+                    jok += 1
+            if jok <= hand[JOKER] and total - (b - a + 2) >= need_left:
+                return True
+    return False
+
+
+@njit(cache=True)
+def turn_completable(rec, cfg, tables, p, scratch) -> bool:
+    """Can player ``p`` still finish the current turn legally from this state?"""
+    go = cfg[C_GOOUT]
+    need_left = 1 if go == GO_DISCARD_REQUIRED else 0
+    hand = rec.hands[p]
+    if rec.oblig >= 0:
+        if hand[rec.oblig] < 1:
+            return False
+        return can_place(rec, tables, hand, rec.oblig, rec.oblig_new != 0, need_left, scratch)
+    total = hand_total(rec, p)
+    if total == 0:
+        return go != GO_DISCARD_REQUIRED
+    for c in range(53):
+        if hand[c] >= 1 and not (c == rec.taken_single and hand[c] == 1):
+            if not (go == GO_UNPLAYABLE and total == 1 and can_lay_off(rec, c)):
+                return True
+    # the only card is the single top discard just taken (or a playable last card): lay it off
+    if go == GO_DISCARD_REQUIRED:
+        return False
+    for c in range(53):
+        if hand[c] >= 1 and can_lay_off(rec, c):
+            return True
+    return False
+
+
+# -- deal, scoring, transitions -------------------------------------------------------------
+
+
+@njit(cache=True)
+def deal_hand(rec, cfg, shuffle):
+    """Deal a hand (dealing starts left of the dealer), turn the upcard, clear the table."""
+    d = cfg[C_D]
+    p_n = cfg[C_P]
+    if shuffle:
+        k = 0
+        decks = (d - cfg[C_JOKERS]) // 52
+        for _dk in range(decks):
+            for c in range(52):
+                rec.deck[k] = c
+                k += 1
+        for _j in range(cfg[C_JOKERS]):
+            rec.deck[k] = JOKER
+            k += 1
+        _rng.shuffle_inplace(rec, rec.deck, d)
+    for q in range(p_n):
+        for c in range(53):
+            rec.hands[q, c] = 0
+            rec.known[q, c] = 0
+        rec.melded_pts[q] = 0
+        rec.floating[q] = 0
+    k = 0
+    for _i in range(cfg[C_HAND]):
+        for off in range(1, p_n + 1):
+            q = (rec.dealer + off) % p_n
+            rec.hands[q, rec.deck[k]] += 1
+            k += 1
+    rec.pile[0] = rec.deck[k]
+    rec.pile_n = 1
+    rec.deck_pos = k + 1
+    for m in range(rec.m_kind.shape[0]):
+        rec.m_kind[m] = 0
+        rec.m_nat[m] = 0
+        rec.m_jok[m] = 0
+    rec.n_melds = 0
+    rec.turn = (rec.dealer + 1) % p_n
+    rec.cur = rec.turn
+    rec.phase = PH_DRAW
+    rec.discarder = -1
+    rec.oblig = -1
+    rec.oblig_new = 0
+    rec.taken_single = -1
+    rec.took_pile = 0
+    rec.went_out = -1
+    rec.empty_turns = 0
+
+
+@njit(cache=True)
+def reset_episode(rec, cfg, dealer, shuffle):
+    """Start an episode: scores cleared, dealer chosen (-1: random), first hand dealt."""
+    for q in range(cfg[C_P]):
+        rec.scores[q] = 0
+        rec.hand_pts[q] = 0
+        rec.rewards[q] = 0.0
+    rec.steps = 0
+    rec.hands_played = 0
+    rec.done = 0
+    rec.truncated = 0
+    rec.outcome = 0
+    rec.winner = -1
+    rec.dealer = _rng.randint(rec, cfg[C_P]) if dealer < 0 else dealer
+    deal_hand(rec, cfg, shuffle)
+
+
+@njit(cache=True)
+def end_hand(rec, cfg, outcome):
+    """Score the hand (melded minus held), then end the episode or deal the next hand."""
+    p_n = cfg[C_P]
+    rec.outcome = outcome
+    rec.hands_played += 1
+    rec.phase = PH_OVER
+    for q in range(p_n):
+        s = rec.melded_pts[q] - hand_points(rec, q, cfg)
+        rec.hand_pts[q] = s
+        rec.scores[q] += s
+        if cfg[C_NORM] == 0:
+            rec.rewards[q] += s
+        elif cfg[C_GAME] == 0:
+            rec.rewards[q] += max(-1.0, min(1.0, s / 100.0))
+    if cfg[C_GAME] == 0:
+        rec.done = 1
+        return
+    # game episodes: is there a winner?
+    win = -1
+    if cfg[C_OUT_TO_WIN]:
+        if rec.went_out >= 0 and rec.scores[rec.went_out] >= cfg[C_TARGET]:
+            win = rec.went_out
+    else:
+        best = rec.scores[0]
+        for q in range(1, p_n):
+            if rec.scores[q] > best:
+                best = rec.scores[q]
+        if best >= cfg[C_TARGET]:
+            n_best = 0
+            for q in range(p_n):
+                if rec.scores[q] == best:
+                    n_best += 1
+                    win = q
+            if n_best > 1:
+                win = -1  # tie for the lead: play on
+    if win >= 0:
+        rec.winner = win
+        rec.done = 1
+        if cfg[C_NORM]:
+            for q in range(p_n):
+                rec.rewards[q] = 1.0 if q == win else -1.0 / (p_n - 1)
+        return
+    rec.dealer = (rec.dealer + 1) % p_n
+    deal_hand(rec, cfg, True)
+
+
+@njit(cache=True)
+def pile_callable(rec, cfg, tables, d, scratch, cnt) -> bool:
+    """Is the pile card at depth ``d`` rummy-callable: it lays off on a table meld, or (full
+    calls) it forms a meld with pile cards above it (using only table and pile cards)?
+    """
+    x = rec.pile[rec.pile_n - 1 - d]
+    if can_lay_off(rec, x):
+        return True
+    if cfg[C_CALL] != 0:
+        return False
+    cnt[:] = 0
+    for k in range(d + 1):
+        cnt[rec.pile[rec.pile_n - 1 - k]] += 1
+    return can_place(rec, tables, cnt, x, True, 0, scratch)
+
+
+@njit(cache=True)
+def _take_pile(rec, p, d):
+    """Move the top ``d + 1`` pile cards to ``p``'s hand (publicly known to be held)."""
+    for _k in range(d + 1):
+        c = rec.pile[rec.pile_n - 1]
+        rec.pile_n -= 1
+        rec.hands[p, c] += 1
+        rec.known[p, c] += 1
+    return rec.pile[rec.pile_n] if d >= 0 else -1
+
+
+@njit(cache=True)
+def _next_turn(rec, cfg, p) -> bool:
+    """Player ``p``'s turn is over: the next player draws. Once the stock is empty every player
+    gets one more turn at most, then the hand ends (so every hand ends). True if it ended.
+    """
+    if cfg[C_D] - rec.deck_pos == 0:
+        rec.empty_turns += 1
+        if rec.empty_turns > cfg[C_P]:
+            end_hand(rec, cfg, E.OUT_STOCK)
+            return True
+    rec.turn = (p + 1) % cfg[C_P]
+    rec.cur = rec.turn
+    rec.phase = PH_DRAW
+    rec.oblig = -1
+    rec.oblig_new = 0
+    rec.taken_single = -1
+    rec.took_pile = 0
+    return False
+
+
+@njit(cache=True)
+def _offer_call(rec, cfg, tables, start, mask_buf, scratch):
+    """Offer the "Rummy!" call to players from ``start`` on (skipping the discarder and those
+    with no legal call); if nobody can call, the turn player draws.
+    """
+    p_n = cfg[C_P]
+    q = start
+    for _ in range(p_n):
+        if q == rec.discarder:
+            break
+        rec.cur = q
+        rec.phase = PH_CALL
+        if _call_mask(rec, cfg, tables, q, mask_buf, scratch):
+            return
+        q = (q + 1) % p_n
+    rec.cur = rec.turn
+    rec.phase = PH_DRAW
+
+
+@njit(cache=True)
+def _after_placement(rec, cfg, p):
+    """After a meld or lay-off: an empty hand goes out (any) or floats (floating variants)."""
+    if hand_total(rec, p) > 0:
+        return
+    if cfg[C_GOOUT] == GO_ANY:
+        rec.went_out = p
+        end_hand(rec, cfg, E.OUT_WENT_OUT)
+    else:
+        rec.floating[p] = 1
+        _next_turn(rec, cfg, p)
+
+
+@njit(cache=True)
+def apply_action(rec, cfg, tables, a, mask_buf, scratch):
+    """Apply a legal action (legality is the caller's check)."""
+    p = rec.cur
+    for q in range(cfg[C_P]):
+        rec.rewards[q] = 0.0
+    rec.steps += 1
+    ph = rec.phase
+    if ph == PH_DRAW:
+        if a == 0:
+            c = rec.deck[rec.deck_pos]
+            rec.deck_pos += 1
+            rec.hands[p, c] += 1
+            rec.taken_single = -1
+            rec.took_pile = 0
+            rec.phase = PH_PLAY
+        elif a == cfg[C_PASS]:
+            end_hand(rec, cfg, E.OUT_STOCK)
+        else:
+            d = a - cfg[C_TAKE]
+            x = _take_pile(rec, p, d)
+            rec.took_pile = d + 1
+            rec.taken_single = x if d == 0 else -1
+            if d >= 1 or cfg[C_MUST_MELD]:
+                rec.oblig = x
+                rec.oblig_new = cfg[C_NEW_MELD]
+            rec.phase = PH_PLAY
+    elif ph == PH_CALL:
+        if a == cfg[C_PASS]:
+            _offer_call(rec, cfg, tables, (p + 1) % cfg[C_P], mask_buf, scratch)
+        else:
+            d = a - cfg[C_TAKE]
+            x = _take_pile(rec, p, d)
+            rec.oblig = x
+            rec.oblig_new = 0
+            rec.taken_single = -1
+            rec.took_pile = d + 1
+            if cfg[C_CALL] == 1:
+                rec.phase = PH_CALL_LAYOFF
+            else:
+                rec.turn = p  # players between the discarder and the caller lose their turn
+                rec.phase = PH_PLAY
+    elif ph == PH_PLAY or ph == PH_CALL_LAYOFF:
+        if a >= cfg[C_DISCARD]:
+            c = a - cfg[C_DISCARD]
+            rec.hands[p, c] -= 1
+            if rec.known[p, c] > rec.hands[p, c]:
+                rec.known[p, c] = rec.hands[p, c]
+            rec.pile[rec.pile_n] = c
+            rec.pile_n += 1
+            if hand_total(rec, p) == 0:
+                rec.went_out = p
+                end_hand(rec, cfg, E.OUT_WENT_OUT)
+            else:
+                rec.floating[p] = 0
+                rec.discarder = p
+                if not _next_turn(rec, cfg, p) and cfg[C_CALL] != 2:
+                    _offer_call(rec, cfg, tables, rec.turn, mask_buf, scratch)
+        else:
+            if a >= cfg[C_JOKER]:
+                m = (a - cfg[C_JOKER]) // 2
+                e = (a - cfg[C_JOKER]) % 2
+                c = JOKER
+                pos = fit_joker(rec, m, e)
+                place_on_slot(rec, cfg, p, m, c, pos)
+                if rec.oblig == JOKER and not rec.oblig_new:
+                    rec.oblig = -1
+            elif a >= cfg[C_LAYOFF]:
+                c = (a - cfg[C_LAYOFF]) // cfg[C_M]
+                m = (a - cfg[C_LAYOFF]) % cfg[C_M]
+                pos = fit_natural(rec, m, c)
+                place_on_slot(rec, cfg, p, m, c, pos)
+                if rec.oblig == c and not rec.oblig_new:
+                    rec.oblig = -1
+            else:
+                t = a - cfg[C_MELD]
+                j = template_needs(t, rec.hands[p], tables[0], tables[1], tables[2], tables[3],
+                                   scratch)  # fmt: skip
+                ob = rec.oblig
+                if ob >= 0 and ((ob == JOKER and j >= 1) or (ob < 52 and scratch[ob])):
+                    rec.oblig = -1
+                create_meld(rec, cfg, tables, p, t, scratch)
+            if ph == PH_CALL_LAYOFF:
+                rec.oblig = -1
+                if hand_total(rec, p) == 0 and cfg[C_GOOUT] == GO_ANY:
+                    rec.went_out = p
+                    end_hand(rec, cfg, E.OUT_WENT_OUT)
+                else:
+                    if hand_total(rec, p) == 0:
+                        rec.floating[p] = 1
+                    rec.cur = rec.turn
+                    rec.phase = PH_DRAW
+            else:
+                _after_placement(rec, cfg, p)
+    if rec.done == 0 and cfg[C_MAX_STEPS] > 0 and rec.steps >= cfg[C_MAX_STEPS]:
+        rec.truncated = 1
+        rec.done = 1
+        for q in range(cfg[C_P]):
+            rec.rewards[q] = 0.0
+
+
+# -- masks ----------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _call_mask(rec, cfg, tables, q, out, scratch) -> bool:
+    """Write player ``q``'s legal calls (TAKE_DISCARD[d] and PASS); True if any call is legal."""
+    out[:] = 0
+    out[cfg[C_PASS]] = 1
+    cnt = np.zeros(53, np.int8)
+    anyc = False
+    dmax = rec.pile_n if cfg[C_CALL] == 0 else min(1, rec.pile_n)
+    for d in range(dmax):
+        if not pile_callable(rec, cfg, tables, d, scratch, cnt):
+            continue
+        # the caller must be able to complete the turn after taking the cards
+        for k in range(d + 1):
+            rec.hands[q, rec.pile[rec.pile_n - 1 - k]] += 1
+        x = rec.pile[rec.pile_n - 1 - d]
+        if cfg[C_CALL] == 1:
+            ok = can_lay_off(rec, x)  # layoff_only: the caller lays it off, no discard follows
+        else:
+            need_left = 1 if cfg[C_GOOUT] == GO_DISCARD_REQUIRED else 0
+            ok = can_place(rec, tables, rec.hands[q], x, False, need_left, scratch)
+        for k in range(d + 1):
+            rec.hands[q, rec.pile[rec.pile_n - 1 - k]] -= 1
+        if ok:
+            out[cfg[C_TAKE] + d] = 1
+            anyc = True
+    return anyc
+
+
+@njit(cache=True)
+def _draw_mask(rec, cfg, tables, p, out, scratch):
+    stock = cfg[C_D] - rec.deck_pos
+    if stock > 0:
+        out[0] = 1
+    else:
+        out[cfg[C_PASS]] = 1
+    saved_o, saved_n, saved_t = rec.oblig, rec.oblig_new, rec.taken_single
+    for d in range(rec.pile_n):
+        for k in range(d + 1):
+            rec.hands[p, rec.pile[rec.pile_n - 1 - k]] += 1
+        x = rec.pile[rec.pile_n - 1 - d]
+        if d >= 1 or cfg[C_MUST_MELD]:
+            rec.oblig = x
+            rec.oblig_new = cfg[C_NEW_MELD]
+        else:
+            rec.oblig = -1
+        rec.taken_single = x if d == 0 else -1
+        if turn_completable(rec, cfg, tables, p, scratch):
+            out[cfg[C_TAKE] + d] = 1
+        for k in range(d + 1):
+            rec.hands[p, rec.pile[rec.pile_n - 1 - k]] -= 1
+    rec.oblig, rec.oblig_new, rec.taken_single = saved_o, saved_n, saved_t
+
+
+@njit(cache=True)
+def _play_mask(rec, cfg, tables, p, out, scratch):
+    kinds, ta, tb, tc = tables
+    hand = rec.hands[p]
+    only_layoff = rec.phase == PH_CALL_LAYOFF
+    ob = rec.oblig
+    known_save = np.empty(53, np.int8)
+    nat = np.zeros(53, np.int8)
+    # new melds
+    if not only_layoff and rec.n_melds < cfg[C_M]:
+        for t in range(NUM_TEMPLATES):
+            j = template_needs(t, hand, kinds, ta, tb, tc, nat)
+            if j < 0:
+                continue
+            for c in range(53):
+                known_save[c] = rec.known[p, c]
+            sat = ob >= 0 and ((ob == JOKER and j >= 1) or (ob < 52 and nat[ob]))
+            if sat:
+                rec.oblig = -1
+            create_meld(rec, cfg, tables, p, t, nat)
+            ok = _placement_ok(rec, cfg, tables, p, scratch)
+            remove_last_meld(rec, cfg, tables, p, t, nat, j, known_save)
+            rec.oblig = ob
+            if ok:
+                out[cfg[C_MELD] + t] = 1
+    # lay-offs of naturals
+    for c in range(52):
+        if hand[c] < 1 or (only_layoff and c != ob):
+            continue
+        for m in range(rec.n_melds):
+            pos = fit_natural(rec, m, c)
+            if pos < 0:
+                continue
+            lo, hi, kn = rec.m_lo[m], rec.m_hi[m], rec.known[p, c]
+            if ob == c and not rec.oblig_new:  # a lay-off never satisfies a new-meld obligation
+                rec.oblig = -1
+            place_on_slot(rec, cfg, p, m, c, pos)
+            ok = only_layoff or _placement_ok(rec, cfg, tables, p, scratch)
+            unplace_on_slot(rec, cfg, p, m, c, pos, lo, hi, kn)
+            rec.oblig = ob
+            if ok:
+                out[cfg[C_LAYOFF] + c * cfg[C_M] + m] = 1
+    # lay-offs of jokers
+    if hand[JOKER] >= 1 and not (only_layoff and ob != JOKER):
+        for m in range(rec.n_melds):
+            for e in range(2):
+                pos = fit_joker(rec, m, e)
+                if pos < 0:
+                    continue
+                lo, hi, kn = rec.m_lo[m], rec.m_hi[m], rec.known[p, JOKER]
+                if ob == JOKER and not rec.oblig_new:
+                    rec.oblig = -1
+                place_on_slot(rec, cfg, p, m, JOKER, pos)
+                ok = only_layoff or _placement_ok(rec, cfg, tables, p, scratch)
+                unplace_on_slot(rec, cfg, p, m, JOKER, pos, lo, hi, kn)
+                rec.oblig = ob
+                if ok:
+                    out[cfg[C_JOKER] + 2 * m + e] = 1
+    # discards
+    if only_layoff or ob >= 0:
+        return
+    total = hand_total(rec, p)
+    go = cfg[C_GOOUT]
+    for c in range(53):
+        if hand[c] < 1 or (c == rec.taken_single and hand[c] == 1):
+            continue
+        if go == GO_UNPLAYABLE and total == 1 and can_lay_off(rec, c):
+            continue  # a playable last card must be melded (the player floats)
+        out[cfg[C_DISCARD] + c] = 1
+
+
+@njit(cache=True)
+def _placement_ok(rec, cfg, tables, p, scratch) -> bool:
+    """After a candidate meld or lay-off (already applied): is the result legal and the turn
+    completable? An empty hand is going out (any) or floating; illegal with discard_required.
+    """
+    if hand_total(rec, p) == 0:
+        return cfg[C_GOOUT] != GO_DISCARD_REQUIRED and rec.oblig < 0
+    return turn_completable(rec, cfg, tables, p, scratch)
+
+
+@njit(cache=True)
+def legal_mask(rec, cfg, tables, out, scratch):
+    """Write the exact legal-action mask of the player to act into ``out``."""
+    out[:] = 0
+    if rec.done:
+        return
+    p = rec.cur
+    ph = rec.phase
+    if ph == PH_DRAW:
+        _draw_mask(rec, cfg, tables, p, out, scratch)
+    elif ph == PH_CALL:
+        _call_mask(rec, cfg, tables, p, out, scratch)
+    elif ph == PH_PLAY or ph == PH_CALL_LAYOFF:
+        _play_mask(rec, cfg, tables, p, out, scratch)
+
+
+# -- observations ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def write_obs(rec, cfg, p, out):
+    """Player ``p``'s observation (seat-relative; nothing hidden from ``p``)."""
+    out[:] = 0.0
+    p_n = cfg[C_P]
+    d_n = cfg[C_D]
+    o = cfg[C_OBS:]
+    for c in range(53):
+        out[o[0] + c] = rec.hands[p, c] / 2.0
+    n = rec.pile_n
+    for k in range(n):
+        c = rec.pile[n - 1 - k]
+        out[o[1] + k] = (c + 1) / 53.0
+        out[o[2] + c] += 0.5
+        if out[o[3] + c] == 0.0:
+            out[o[3] + c] = 1.0 - k / d_n
+    for i in range(1, p_n):
+        q = (p + i) % p_n
+        for c in range(53):
+            out[o[4] + (i - 1) * 53 + c] = rec.known[q, c] / 2.0
+    for m in range(rec.n_melds):
+        kind = rec.m_kind[m]
+        out[o[5] + 2 * m + kind - 1] = 1.0
+        out[o[6] + m * p_n + (rec.m_owner[m] - p) % p_n] = 1.0
+        if kind == 1:
+            r = rec.m_key[m]
+            for s in range(4):
+                if rec.m_nat[m] >> s & 1:
+                    out[o[7] + m * 52 + s * 13 + r] = 1.0
+            out[o[8] + m * 14] = rec.m_jok[m] / 4.0
+            out[o[9] + 2 * m] = r / 12.0
+            out[o[9] + 2 * m + 1] = r / 12.0
+        else:
+            s = rec.m_key[m]
+            for pos in range(14):
+                if rec.m_nat[m] >> pos & 1:
+                    out[o[7] + m * 52 + pos_card(s, pos)] = 1.0
+                if rec.m_jok[m] >> pos & 1:
+                    out[o[8] + m * 14 + pos] = 1.0
+            out[o[9] + 2 * m] = rec.m_lo[m] / 13.0
+            out[o[9] + 2 * m + 1] = rec.m_hi[m] / 13.0
+    for i in range(p_n):
+        q = (p + i) % p_n
+        out[o[10] + i] = hand_total(rec, q) / 13.0
+        out[o[12] + i] = rec.melded_pts[q] / 100.0
+        out[o[13] + i] = rec.scores[q] / cfg[C_TARGET]
+        out[o[14] + i] = rec.floating[q]
+        out[o[15] + i] = 1.0 if rec.dealer == q else 0.0
+    out[o[11]] = (d_n - rec.deck_pos) / d_n
+    out[o[16] + rec.phase] = 1.0
+    if rec.oblig >= 0 and rec.cur == p:
+        out[o[17] + rec.oblig] = 1.0
+    if rec.taken_single >= 0 and rec.cur == p:
+        out[o[18] + rec.taken_single] = 1.0
+
+
+# -- batch entry points ---------------------------------------------------------------------
+
+
+@njit(cache=True)
+def reset_batch(states, cfg, tables, dealers, stacked, masks, obs, write):
+    """Reset every game (dealer -1: random; ``stacked`` keeps the deck already placed)."""
+    scratch = np.zeros(53, np.int8)
+    for i in range(states.shape[0]):
+        rec = states[i]
+        reset_episode(rec, cfg, dealers[i], not stacked[i])
+        legal_mask(rec, cfg, tables, masks[i], scratch)
+        if write:
+            write_obs(rec, cfg, rec.cur, obs[i])
+
+
+@njit(cache=True)
+def _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
+               final_info, autoreset, write):  # fmt: skip
+    rec = states[i]
+    scratch = np.zeros(53, np.int8)
+    buf = np.zeros(masks.shape[1], np.int8)
+    apply_action(rec, cfg, tables, actions[i], buf, scratch)
+    p_n = cfg[C_P]
+    for q in range(p_n):
+        rewards[i, q] = rec.rewards[q]
+    term[i] = rec.done != 0 and rec.truncated == 0
+    trunc[i] = rec.truncated != 0
+    if rec.done and autoreset:
+        for q in range(p_n):
+            write_obs(rec, cfg, q, final_obs[i, q])
+            final_info[i, q] = rec.scores[q] if cfg[C_GAME] else rec.hand_pts[q]
+        final_info[i, p_n] = rec.outcome
+        final_info[i, p_n + 1] = rec.steps
+        reset_episode(rec, cfg, -1, True)
+    legal_mask(rec, cfg, tables, masks[i], scratch)
+    if write:
+        write_obs(rec, cfg, rec.cur, obs[i])
+
+
+@njit(cache=True)
+def step_batch(states, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
+               final_info, autoreset, write):  # fmt: skip
+    """Step every game (serial)."""
+    for i in range(states.shape[0]):
+        _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
+                   final_info, autoreset, write)  # fmt: skip
+
+
+@njit(cache=True, parallel=True)
+def step_batch_parallel(states, cfg, tables, actions, masks, obs, rewards, term, trunc,
+                        final_obs, final_info, autoreset, write):  # fmt: skip
+    """Step every game (threads over games)."""
+    for i in prange(states.shape[0]):
+        _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
+                   final_info, autoreset, write)  # fmt: skip
+
+
+@njit(cache=True)
+def step_single(states, cfg, tables, i, a, masks):
+    """The AEC env's step: apply ``a`` in game ``i`` and refresh its mask."""
+    rec = states[i]
+    scratch = np.zeros(53, np.int8)
+    buf = np.zeros(masks.shape[1], np.int8)
+    apply_action(rec, cfg, tables, a, buf, scratch)
+    legal_mask(rec, cfg, tables, masks[i], scratch)
+    return rec.done != 0, rec.truncated != 0, rec.cur, rec.hands_played
+
+
+@njit(cache=True)
+def refresh_masks(states, cfg, tables, masks):
+    """Recompute every game's mask from its state."""
+    scratch = np.zeros(53, np.int8)
+    for i in range(states.shape[0]):
+        legal_mask(states[i], cfg, tables, masks[i], scratch)
+
+
+@njit(cache=True)
+def write_obs_at(states, cfg, i, p, out):
+    """``write_obs`` for game ``i`` of a batch."""
+    write_obs(states[i], cfg, p, out)
+
+
+@njit(cache=True)
+def _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores):
+    rec = states[i]
+    scratch = np.zeros(53, np.int8)
+    mask = np.zeros(na, np.int8)
+    buf = np.zeros(na, np.int8)
+    for e in range(episodes):
+        reset_episode(rec, cfg, -1, True)
+        while not rec.done:
+            legal_mask(rec, cfg, tables, mask, scratch)
+            n = 0
+            for a in range(na):
+                n += mask[a]
+            k = _rng.randint(rec, n)
+            for a in range(na):
+                if mask[a]:
+                    if k == 0:
+                        apply_action(rec, cfg, tables, a, buf, scratch)
+                        break
+                    k -= 1
+        ep_outcome[i, e] = rec.outcome
+        ep_len[i, e] = rec.steps
+        for q in range(cfg[C_P]):
+            ep_scores[i, e, q] = rec.scores[q]
+
+
+@njit(cache=True)
+def play_random(states, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores):
+    """Random full episodes in every game (serial)."""
+    for i in range(states.shape[0]):
+        _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores)
+
+
+@njit(cache=True, parallel=True)
+def play_random_parallel(states, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores):
+    """Random full episodes in every game (threads over games)."""
+    for i in prange(states.shape[0]):
+        _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores)

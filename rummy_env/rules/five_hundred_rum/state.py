@@ -1,0 +1,65 @@
+"""Batched 500 Rum state: a structured numpy array (B,), one record per game, sized by config.
+
+Card types: 0..51 naturals (``suit * 13 + rank``), 52 the joker (all jokers are one type; hands
+are counts, so two decks simply hold two of each natural). Table melds are slots:
+
+- group: ``m_key`` = rank, ``m_nat`` = bitmask of the suits of its natural cards, ``m_jok`` =
+  number of jokers (at most 4 cards in all, naturals of different suits);
+- run: ``m_key`` = suit, positions ``m_lo..m_hi`` on the 14-position axis (0 = ace low,
+  1..12 = ranks 2..K, 13 = ace high), ``m_nat`` / ``m_jok`` = bitmasks of the positions held by
+  naturals / jokers (a joker's position is the card it stands for, fixed for ever).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NUM_TYPES = 53
+JOKER = 52
+
+
+def make_state_dtype(num_players: int, deck_size: int, max_melds: int) -> np.dtype:
+    """The record layout for ``num_players`` players, ``deck_size`` cards, ``max_melds`` slots."""
+    p, d, m = num_players, deck_size, max_melds
+    return np.dtype(
+        [
+            ("hands", np.int8, (p, NUM_TYPES)),  # card counts in each hand
+            ("known", np.int8, (p, NUM_TYPES)),  # cards each player is publicly known to hold
+            ("deck", np.int8, (d,)),  # deal order; stock = deck[deck_pos:]
+            ("deck_pos", np.int16),
+            ("pile", np.int8, (d,)),  # discard pile bottom -> top
+            ("pile_n", np.int16),
+            ("m_kind", np.int8, (m,)),  # 0 empty, 1 group, 2 run
+            ("m_key", np.int8, (m,)),  # group rank / run suit
+            ("m_lo", np.int8, (m,)),  # run low position (0..13)
+            ("m_hi", np.int8, (m,)),  # run high position
+            ("m_nat", np.int16, (m,)),  # natural suits (group) / positions (run)
+            ("m_jok", np.int16, (m,)),  # joker count (group) / positions (run)
+            ("m_owner", np.int8, (m,)),  # player who laid the meld down
+            ("n_melds", np.int16),
+            ("melded_pts", np.int32, (p,)),  # points melded and laid off this hand
+            ("scores", np.int32, (p,)),  # cumulative game score
+            ("hand_pts", np.int32, (p,)),  # score of the last finished hand
+            ("floating", np.int8, (p,)),  # player melded every card and floats
+            ("rewards", np.float32, (p,)),  # rewards of the last step
+            ("phase", np.int8),
+            ("cur", np.int8),  # player to act
+            ("turn", np.int8),  # player whose turn it is in the normal order
+            ("dealer", np.int8),
+            ("discarder", np.int8),  # who made the last discard (call offers), -1
+            ("oblig", np.int8),  # card type that must be melded this turn, -1 none
+            ("oblig_new", np.int8),  # the obligation needs a new meld (no lay-off)
+            ("taken_single", np.int8),  # type taken as the single top discard this turn, -1
+            ("took_pile", np.int8),  # cards taken from the pile this turn
+            ("empty_turns", np.int16),  # turns ended since the stock ran out
+            ("went_out", np.int8),  # player who went out in the last hand, -1
+            ("outcome", np.int8),  # 0 playing, 1 went out, 2 stock exhausted
+            ("winner", np.int8),  # game winner, -1
+            ("done", np.int8),
+            ("truncated", np.int8),
+            ("steps", np.int32),
+            ("hands_played", np.int32),
+            ("rng", np.uint64),
+        ],
+        align=True,
+    )

@@ -1,0 +1,107 @@
+"""500 Rum: PettingZoo conformance, our env contract, and batch-of-N = N single games."""
+
+from __future__ import annotations
+
+import numpy as np
+import pettingzoo
+import pytest
+
+import rummy_env
+from rummy_env import five_hundred_rum_v0
+from rummy_env.testing import check_aec_env
+
+CONFIGS = [
+    {},
+    {"num_players": 4},
+    {"num_players": 8},
+    {"num_players": 3, "no_jokers": True, "values_5_10_15": True},
+    {"rummy_call": "layoff_only"},
+    {"rummy_call": "none", "must_meld_discard": True},
+    {"deepest_card_new_meld": True},
+    {"going_out": "discard_required"},
+    {"going_out": "floating"},
+    {"going_out": "unplayable_discard"},
+    {"episode": "game", "target": 150, "must_go_out_to_win": True},
+    {"num_players": 5, "num_decks": 1, "reward": "normalized"},
+]
+
+
+@pytest.mark.parametrize(
+    "options", CONFIGS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default"
+)
+def test_pettingzoo_api_seed_and_contract(options):
+    check_aec_env(lambda: five_hundred_rum_v0.env(**options), num_cycles=150, episodes=2)
+
+
+def test_registered_and_renders():
+    env = pettingzoo.make("aec", "rummy/five_hundred_rum-v0", num_players=3, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert "player_2" in text and "discard pile" in text
+
+
+@pytest.mark.parametrize(
+    "options,match",
+    [
+        ({"num_players": 9}, "num_players"),
+        ({"num_players": 8, "num_decks": 1}, "num_decks"),
+        ({"rummy_call": "sometimes"}, "rummy_call"),
+        ({"going_out": "never"}, "going_out"),
+        ({"episode": "match"}, "episode"),
+        ({"num_decks": 3}, "num_decks"),
+        ({"no_jokers": "yes"}, "no_jokers"),
+        ({"target": 0}, "target"),
+        ({"jokers": 4}, "jokers"),
+    ],
+)
+def test_bad_options_raise_naming_the_option(options, match):
+    with pytest.raises(ValueError, match=match):
+        five_hundred_rum_v0.raw_env(**options)
+
+
+def test_deck_sizes_and_hand_sizes():
+    for opts, d, h in [
+        ({}, 54, 13),
+        ({"num_players": 4}, 54, 7),
+        ({"num_players": 5}, 108, 7),
+        ({"num_players": 5, "num_decks": 1}, 54, 7),
+        ({"no_jokers": True}, 52, 13),
+        ({"num_players": 6, "no_jokers": True}, 104, 7),
+    ]:
+        env = five_hundred_rum_v0.raw_env(**opts)
+        env.reset(seed=0)
+        rec = env.state_record
+        assert env.config.deck_size == d and env.config.hand_size == h
+        assert all(int(rec["hands"][q].sum()) == h for q in range(env.config.num_players))
+        stock = d - int(rec["deck_pos"])
+        assert stock == d - h * env.config.num_players - 1 and int(rec["pile_n"]) == 1
+
+
+@pytest.mark.parametrize("options", [{}, {"num_players": 3, "rummy_call": "layoff_only"}])
+def test_batch_of_n_equals_n_single_games(options):
+    n, seed = 4, 77
+    venv = rummy_env.make_vec("five_hundred_rum", n, seed=seed, **options)
+    obs, info = venv.reset()
+    envs = [five_hundred_rum_v0.raw_env(**options) for _ in range(n)]
+    for i, e in enumerate(envs):
+        e.reset(seed=seed + i)
+    rngs = [np.random.default_rng(i) for i in range(n)]
+    finished = 0
+    for _ in range(250):
+        actions = np.empty(n, np.int64)
+        for i, e in enumerate(envs):
+            o = e.observe(e.agent_selection)
+            assert info["current_player"][i] == e.possible_agents.index(e.agent_selection)
+            assert np.array_equal(o["observation"], obs["observation"][i])
+            assert np.array_equal(o["action_mask"], obs["action_mask"][i])
+            actions[i] = int(rngs[i].choice(np.flatnonzero(o["action_mask"])))
+        obs, rewards, term, trunc, info = venv.step(actions)
+        for i, e in enumerate(envs):
+            agent = e.agent_selection
+            e.step(int(actions[i]))
+            assert [e.rewards[a] for a in e.possible_agents] == list(rewards[i])
+            assert e.terminations[agent] == bool(term[i])
+            if term[i] or trunc[i]:
+                finished += 1
+                e.reset()
+    assert finished >= 1
