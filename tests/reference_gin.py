@@ -67,7 +67,11 @@ def reference_mask(rec, config) -> set[int]:
         return {E.TAKE_DISCARD, E.PASS}
     if ph == E.PH_DRAW:
         legal.add(E.DRAW_STOCK)
-        if not rec["forced_stock"] and int(rec["pile_n"]) > 0:
+        if (
+            not rec["forced_stock"]
+            and int(rec["pile_n"]) > 0
+            and int(rec["pile_draws"]) < config.max_pile_draws
+        ):
             legal.add(E.TAKE_DISCARD)
         return legal
     if ph in (E.PH_DISCARD, E.PH_FIFTY_KNOCK):

@@ -566,3 +566,13 @@ def test_wrapped_env_terminates_on_illegal_move():
     env.step(E.KNOCK_BASE + 51)  # illegal: the wrapper ends the game
     assert all(env.terminations.values())
     assert env.rewards[agent] == -1
+
+
+def test_pile_draws_are_capped_so_every_hand_ends():
+    env = table(KNOCKER, LOOSE, "Ks", max_pile_draws=2)
+    play(env, "PASS", "PASS", "DRAW_STOCK", "DISCARD[Kd]")
+    play(env, "TAKE_DISCARD", "DISCARD[Qs]")  # player_1 takes K♦: first pile draw
+    play(env, "TAKE_DISCARD", "DISCARD[Ac]")  # player_0 takes Q♠: second
+    assert env.agent_selection == P1 and legal(env) == {"DRAW_STOCK"}
+    with pytest.raises(ValueError, match="2 pile draws"):
+        play(env, "TAKE_DISCARD")

@@ -24,6 +24,7 @@ With ``auto_meld=True`` (default) only ids 0..106 exist (``n = 107``); with manu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -167,6 +168,7 @@ _MELD_PIECE = (
 )
 
 
+@cache
 def observation_pieces(auto_meld: bool) -> tuple[Piece, ...]:
     """The named pieces of the observation vector, in order."""
     specs = _PIECES if auto_meld else _PIECES + (_MELD_PIECE,)

@@ -42,6 +42,7 @@ is dead when the stock is down to 2 cards after a discard.
 | reward                        | raw       | or normalized                                   |
 | auto_meld                     | True      | environment arranges melds and lay-offs         |
 | max_steps                     | None      | truncate after this many decisions              |
+| max_pile_draws                | 50        | then every draw is from the stock (hands end)   |
 | num_players                   | 2         | only 2 (3 and 4 players are planned)            |
 
 ``reset(seed=None, options={"deck": [...], "dealer": 0})``: ``deck`` is a stacked deck of all 52
@@ -119,6 +120,9 @@ points reach ``target`` (dead hands are replayed by the same dealer). ``max_step
 - The 50th-card offer is made only when a knock is possible with that card; otherwise the hand is
   dead at once.
 - Match ``shutout="double_total"`` doubles the winner's total after boxes and game bonus.
+- After ``max_pile_draws`` (50) draws from the discard pile in a hand, players must draw from
+  the stock: without it two players taking discards forever would never end the hand (OpenSpiel
+  has the same limit).
 - 3 and 4 players (RULES.md §1.10) are not implemented yet (``num_players`` must be 2).
 
 ## Version history

@@ -41,6 +41,8 @@ class GinRummyConfig:
         auto_meld: the environment arranges the knocker's melds (minimum deadwood) and the
             defender's melds and lay-offs (minimum deadwood); ``False`` makes each a decision.
         max_steps: truncate an episode after this many decisions (``None``: never).
+        max_pile_draws: after this many draws from the discard pile in a hand, players must draw
+            from the stock (so every hand ends; OpenSpiel uses the same limit of 50).
         num_players: 2 (3 and 4 players, RULES §1.10, are not implemented yet).
 
     """
@@ -63,6 +65,7 @@ class GinRummyConfig:
     reward: str = "raw"
     auto_meld: bool = True
     max_steps: int | None = None
+    max_pile_draws: int = 50
     num_players: int = 2
 
     def __post_init__(self) -> None:
@@ -105,6 +108,7 @@ class GinRummyConfig:
             _bool(name)
         if self.max_steps is not None:
             _int("max_steps", 1, 10**9)
+        _int("max_pile_draws", 0, 10**6)
         if self.num_players != 2:
             raise ValueError(
                 f"num_players={self.num_players!r}: only 2-player Gin Rummy is implemented "
@@ -161,6 +165,7 @@ class GinRummyConfig:
         a[CFG.AUTO_MELD] = self.auto_meld
         a[CFG.MAX_STEPS] = self.max_steps if self.max_steps is not None else 0
         a[CFG.SCORE_SCALE] = self.hand_score_scale()
+        a[CFG.MAX_PILE_DRAWS] = self.max_pile_draws
         return a
 
 
@@ -186,4 +191,5 @@ class CFG:
     AUTO_MELD = 16
     MAX_STEPS = 17
     SCORE_SCALE = 18
-    SIZE = 19
+    MAX_PILE_DRAWS = 19
+    SIZE = 20

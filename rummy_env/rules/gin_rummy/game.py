@@ -233,6 +233,8 @@ class GinRummyGame:
         if ph == E.PH_DRAW:
             if a == E.TAKE_DISCARD and s["forced_stock"]:
                 return f"{prefix}: both players passed the upcard, the non-dealer must draw stock"
+            if a == E.TAKE_DISCARD and int(s["pile_draws"]) >= self.config.max_pile_draws:
+                return f"{prefix}: {self.config.max_pile_draws} pile draws this hand; draw stock"
             return f"{prefix}: draw from the stock or take the top discard first"
         if ph in (E.PH_DISCARD, E.PH_FIFTY_KNOCK):
             if E.DISCARD_BASE <= a < E.MELD_BASE:

@@ -48,6 +48,7 @@ K_NORMALIZED = CFG.NORMALIZED
 K_AUTO = CFG.AUTO_MELD
 K_MAX_STEPS = CFG.MAX_STEPS
 K_SCALE = CFG.SCORE_SCALE
+K_MAX_PILE_DRAWS = CFG.MAX_PILE_DRAWS
 
 DRAW_STOCK = E.DRAW_STOCK
 TAKE_DISCARD = E.TAKE_DISCARD
@@ -400,6 +401,7 @@ def deal_hand(rec, cfg, tables, shuffle):
     rec.forced_stock = 0
     rec.offer_stage = 0
     rec.gin = 0
+    rec.pile_draws = 0
     rec.cur = nd
     rec.spade_double = 0
     if eleven:
@@ -613,6 +615,7 @@ def apply_action(rec, cfg, tables, a):
             rec.taken = -1
         else:
             rec.taken = _take_top_discard(rec, p)
+            rec.pile_draws += 1
         rec.forced_stock = 0
         rec.phase = PH_DISCARD
     elif ph == PH_DISCARD:
@@ -688,7 +691,7 @@ def legal_mask(rec, cfg, tables, out):
         # the 50th card offer is only made when a knock is possible with it (checked on entry)
     elif ph == PH_DRAW:
         out[DRAW_STOCK] = 1
-        if not rec.forced_stock and rec.pile_n > 0:
+        if not rec.forced_stock and rec.pile_n > 0 and rec.pile_draws < cfg[K_MAX_PILE_DRAWS]:
             out[TAKE_DISCARD] = 1
     elif ph == PH_DISCARD or ph == PH_FIFTY_KNOCK:
         fifty = ph == PH_FIFTY_KNOCK

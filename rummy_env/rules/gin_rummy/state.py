@@ -42,6 +42,7 @@ GIN_STATE_DTYPE = np.dtype(
         ("hand_points", np.int32, (2,)),  # points each player scored in the last hand
         ("deadwood", np.int16, (2,)),  # final deadwood of the last scored hand
         ("rewards", np.float32, (2,)),  # rewards of the last step
+        ("pile_draws", np.int16),  # draws from the discard pile in this hand (normal turns)
         ("steps", np.int32),  # decisions taken in this episode
         ("hands_played", np.int32),  # hands finished in this episode (dead hands included)
         ("rng", np.uint64),  # SplitMix64 stream of this game
