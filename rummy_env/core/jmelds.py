@@ -60,36 +60,54 @@ def pos_card(suit, pos):
 
 
 @njit(cache=True)
-def template_needs(t, hand, kinds, ta, tb, tc, out_nat):
-    """Naturals (written to ``out_nat`` as counts) and jokers a template takes from ``hand``.
+def template_needs(t, hand, kinds, ta, tb, tc):
+    """Jokers template ``t`` takes from ``hand`` (-1 if the hand cannot play it).
 
-    Returns the number of jokers needed, or -1 if the hand cannot play the template.
+    The naturals it takes follow from the hand: a group's suits, and every run position whose
+    card the hand holds (runs never hold the same card twice, so one copy suffices).
     """
-    out_nat[:] = 0
     if kinds[t] == 1:
         r = ta[t]
         for s in range(4):
-            if tb[t] >> s & 1:
-                if hand[s * 13 + r] < 1:
-                    return -1
-                out_nat[s * 13 + r] = 1
+            if tb[t] >> s & 1 and hand[s * 13 + r] < 1:
+                return -1
         j = tc[t]
     else:
         s = ta[t]
         j = 0
-        nat = 0
         for pos in range(tb[t], tc[t] + 1):
-            c = pos_card(s, pos)
-            if hand[c] >= 1:
-                out_nat[c] = 1
-                nat += 1
-            else:
+            if hand[pos_card(s, pos)] < 1:
                 j += 1
-        if nat == 0:
-            return -1
+        if j == tc[t] - tb[t] + 1:
+            return -1  # a meld needs a natural card
     if j > hand[JOKER]:
         return -1
     return j
+
+
+@njit(cache=True)
+def template_size(t, kinds, tb, tc) -> int:
+    """Number of cards in template ``t``."""
+    if kinds[t] == 1:
+        n = 0
+        for s in range(4):
+            n += tb[t] >> s & 1
+        return n + tc[t]
+    return tc[t] - tb[t] + 1
+
+
+@njit(cache=True)
+def template_has_natural(t, x, kinds, ta, tb, tc) -> bool:
+    """True if template ``t`` has a place for natural card ``x`` (which it takes when held)."""
+    s = x // 13
+    r = x % 13
+    if kinds[t] == 1:
+        return ta[t] == r and (tb[t] >> s & 1) == 1
+    if ta[t] != s:
+        return False
+    if r == 0:
+        return tb[t] == 0 or tc[t] == 13
+    return tb[t] <= r <= tc[t]
 
 
 def template_str(t: int) -> str:

@@ -86,8 +86,7 @@ class FiveHundredRumGame(BatchedGame):
             return f"{prefix}: a playable last card must be melded (unplayable_discard)"
         if lay.meld_base <= a < lay.layoff_base:
             t = a - lay.meld_base
-            nat = np.zeros(53, np.int8)
-            if template_needs(t, hand, TPL_KIND, TPL_A, TPL_B, TPL_C, nat) < 0:
+            if template_needs(t, hand, TPL_KIND, TPL_A, TPL_B, TPL_C) < 0:
                 return f"{prefix}: the hand lacks its cards or jokers"
         elif lay.layoff_base <= a < lay.discard_base:
             if a < lay.joker_base:

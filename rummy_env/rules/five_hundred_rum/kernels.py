@@ -20,7 +20,9 @@ from rummy_env.core.jmelds import (
     TPL_C,
     TPL_KIND,
     pos_card,
+    template_has_natural,
     template_needs,
+    template_size,
 )
 from rummy_env.encodings import five_hundred_rum as E
 
@@ -251,9 +253,9 @@ def unplace_on_slot(rec, cfg, p, m, c, pos, old_lo, old_hi, old_known):
 
 
 @njit(cache=True)
-def create_meld(rec, cfg, tables, p, t, nat):
-    """Lay template ``t`` from ``p``'s hand into the next slot (``nat``: naturals it uses, from
-    ``template_needs``). Returns the number of jokers used.
+def create_meld(rec, cfg, tables, p, t):
+    """Lay template ``t`` from ``p``'s hand into the next slot (naturals where the hand holds
+    them, jokers elsewhere). Returns the number of jokers used.
     """
     kinds, ta, tb, tc = tables
     m = rec.n_melds
@@ -284,7 +286,7 @@ def create_meld(rec, cfg, tables, p, t, nat):
         j = 0
         for pos in range(tb[t], tc[t] + 1):
             c = pos_card(s, pos)
-            if nat[c]:
+            if rec.hands[p, c] >= 1:
                 natm |= 1 << pos
                 rec.hands[p, c] -= 1
                 pts += placed_value(c, pos, cfg)
@@ -303,7 +305,7 @@ def create_meld(rec, cfg, tables, p, t, nat):
 
 
 @njit(cache=True)
-def remove_last_meld(rec, cfg, tables, p, t, nat, j, known_save):
+def remove_last_meld(rec, cfg, tables, p, t, j, known_save):
     """Undo ``create_meld``."""
     kinds, ta, tb, tc = tables
     m = rec.n_melds - 1
@@ -317,8 +319,8 @@ def remove_last_meld(rec, cfg, tables, p, t, nat, j, known_save):
     else:
         s = ta[t]
         for pos in range(tb[t], tc[t] + 1):
-            c = pos_card(s, pos)
-            if nat[c]:
+            if rec.m_nat[m] >> pos & 1:
+                c = pos_card(s, pos)
                 rec.hands[p, c] += 1
                 pts += placed_value(c, pos, cfg)
     rec.hands[p, JOKER] += j
@@ -361,35 +363,18 @@ def can_place(rec, tables, hand, x, new_only, need_left, scratch) -> bool:
         return True
     if x == JOKER:
         for t in range(NUM_TEMPLATES):
-            j = template_needs(t, hand, kinds, ta, tb, tc, scratch)
-            if j >= 1:
-                used = j
-                for c in range(52):
-                    used += scratch[c]
-                if total - used >= need_left:
+            if template_needs(t, hand, kinds, ta, tb, tc) >= 1:
+                if total - template_size(t, kinds, tb, tc) >= need_left:
                     return True
         return False
     s = x // 13
     r = x % 13
     for t in range(NUM_TEMPLATES):
-        if kinds[t] == 1:
-            if ta[t] != r or not (tb[t] >> s & 1):
-                continue
-        else:
-            if ta[t] != s:
-                continue
-            lo = tb[t]
-            hi = tc[t]
-            inside = (lo <= r <= hi) if r > 0 else (lo == 0 or hi == 13)
-            if not inside:
-                continue
-        j = template_needs(t, hand, kinds, ta, tb, tc, scratch)
-        if j < 0 or scratch[x] == 0:
+        if not template_has_natural(t, x, kinds, ta, tb, tc):
             continue
-        used = j
-        for c in range(52):
-            used += scratch[c]
-        if total - used >= need_left:
+        if template_needs(t, hand, kinds, ta, tb, tc) < 0:
+            continue
+        if total - template_size(t, kinds, tb, tc) >= need_left:
             return True
     if new_only:
         return False
@@ -713,12 +698,15 @@ def apply_action(rec, cfg, tables, a, mask_buf, scratch):
                     rec.oblig = -1
             else:
                 t = a - cfg[C_MELD]
-                j = template_needs(t, rec.hands[p], tables[0], tables[1], tables[2], tables[3],
-                                   scratch)  # fmt: skip
+                kinds, ta, tb, tc = tables
+                j = template_needs(t, rec.hands[p], kinds, ta, tb, tc)
                 ob = rec.oblig
-                if ob >= 0 and ((ob == JOKER and j >= 1) or (ob < 52 and scratch[ob])):
+                if ob >= 0 and (
+                    (ob == JOKER and j >= 1)
+                    or (ob < 52 and template_has_natural(t, ob, kinds, ta, tb, tc))
+                ):
                     rec.oblig = -1
-                create_meld(rec, cfg, tables, p, t, scratch)
+                create_meld(rec, cfg, tables, p, t)
             if ph == PH_CALL_LAYOFF:
                 rec.oblig = -1
                 if hand_total(rec, p) == 0 and cfg[C_GOOUT] == GO_ANY:
@@ -801,21 +789,23 @@ def _play_mask(rec, cfg, tables, p, out, scratch):
     only_layoff = rec.phase == PH_CALL_LAYOFF
     ob = rec.oblig
     known_save = np.empty(53, np.int8)
-    nat = np.zeros(53, np.int8)
     # new melds
     if not only_layoff and rec.n_melds < cfg[C_M]:
         for t in range(NUM_TEMPLATES):
-            j = template_needs(t, hand, kinds, ta, tb, tc, nat)
+            j = template_needs(t, hand, kinds, ta, tb, tc)
             if j < 0:
                 continue
             for c in range(53):
                 known_save[c] = rec.known[p, c]
-            sat = ob >= 0 and ((ob == JOKER and j >= 1) or (ob < 52 and nat[ob]))
+            sat = ob >= 0 and (
+                (ob == JOKER and j >= 1)
+                or (ob < 52 and template_has_natural(t, ob, kinds, ta, tb, tc))
+            )
             if sat:
                 rec.oblig = -1
-            create_meld(rec, cfg, tables, p, t, nat)
+            create_meld(rec, cfg, tables, p, t)
             ok = _placement_ok(rec, cfg, tables, p, scratch)
-            remove_last_meld(rec, cfg, tables, p, t, nat, j, known_save)
+            remove_last_meld(rec, cfg, tables, p, t, j, known_save)
             rec.oblig = ob
             if ok:
                 out[cfg[C_MELD] + t] = 1
@@ -1033,7 +1023,8 @@ def write_obs_at(states, cfg, i, p, out):
 
 
 @njit(cache=True)
-def _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores):
+def _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
+                      ep_hands):  # fmt: skip
     rec = states[i]
     scratch = np.zeros(53, np.int8)
     mask = np.zeros(na, np.int8)
@@ -1054,19 +1045,25 @@ def _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, 
                     k -= 1
         ep_outcome[i, e] = rec.outcome
         ep_len[i, e] = rec.steps
+        ep_hands[i, e] = rec.hands_played
         for q in range(cfg[C_P]):
             ep_scores[i, e, q] = rec.scores[q]
 
 
 @njit(cache=True)
-def play_random(states, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores):
-    """Random full episodes in every game (serial)."""
+def play_random(states, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores, ep_hands):
+    """Random full episodes in every game (serial); outcome of the last hand, decisions,
+    final scores and hands played per episode.
+    """
     for i in range(states.shape[0]):
-        _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores)
+        _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
+                          ep_hands)  # fmt: skip
 
 
 @njit(cache=True, parallel=True)
-def play_random_parallel(states, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores):
-    """Random full episodes in every game (threads over games)."""
+def play_random_parallel(states, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
+                         ep_hands):  # fmt: skip
+    """Random full episodes in every game (threads over games); see ``play_random``."""
     for i in prange(states.shape[0]):
-        _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores)
+        _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
+                          ep_hands)  # fmt: skip
