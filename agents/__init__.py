@@ -1,6 +1,7 @@
 """Baseline agents for the rummy_env environments (see ``agents.base`` for the protocol)."""
 
 from agents.base import Agent, SeatView
+from agents.gin_rules import GinNoviceAgent, GinSimpleAgent
 from agents.random_agent import RandomAgent
 
-__all__ = ["Agent", "RandomAgent", "SeatView"]
+__all__ = ["Agent", "GinNoviceAgent", "GinSimpleAgent", "RandomAgent", "SeatView"]

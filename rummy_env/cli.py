@@ -3,6 +3,8 @@
 Commands:
     simulate: play random games of every game variant with the compiled kernels and print a
         summary table (speed, decisions per game, how hands ended, mean scores).
+    arena: round robin between agents (``agents.arena``, imported lazily) with duplicate deals,
+        win rates, score margins, Bradley-Terry ratings, CSV/JSON files and a heatmap.
 
 Every command is a function ``cmd_<name>(args) -> int`` registered in :data:`COMMANDS` by a
 ``add_<name>_parser`` function, so further commands (``arena``, ``play``, ``benchmark``,
@@ -94,7 +96,23 @@ def _simulate_gin_rummy(config: Any, n_games: int, seed: int) -> dict[str, np.nd
     return {"outcome": oc[:, 0], "decisions": ln[:, 0], "hands": hp[:, 0], "points": pts[:, 0]}
 
 
+def _simulate_five_hundred_rum(config: Any, n_games: int, seed: int) -> dict[str, np.ndarray]:
+    """Random 500 Rum with the compiled parallel kernel (one episode per game)."""
+    from rummy_env.rules.five_hundred_rum import kernels as K
+
+    _, game_cls = GAMES["five_hundred_rum"]
+    game = game_cls(config, n_games)
+    game.seed(seed)
+    oc = np.zeros((n_games, 1), np.int64)
+    ln = np.zeros((n_games, 1), np.int64)
+    hp = np.zeros((n_games, 1), np.int64)
+    pts = np.zeros((n_games, 1, config.num_players), np.int64)
+    K.play_random_parallel(game.states, game.cfg, K.TABLES, 1, game.num_actions, oc, ln, pts, hp)
+    return {"outcome": oc[:, 0], "decisions": ln[:, 0], "hands": hp[:, 0], "points": pts[:, 0]}
+
+
 def _register_builtin() -> None:
+    from rummy_env.encodings import five_hundred_rum as E500
     from rummy_env.encodings.gin_rummy import OUTCOME_NAMES
 
     register_simulator(
@@ -108,6 +126,21 @@ def _register_builtin() -> None:
             "eleven_card_deal": {"eleven_card_deal": True},
             "fiftieth_card_action": {"fiftieth_card_action": True},
             "manual_melds": {"auto_meld": False},
+        },
+    )
+    register_simulator(
+        "five_hundred_rum",
+        _simulate_five_hundred_rum,
+        E500.OUTCOME_NAMES,
+        variants={
+            "standard": {},
+            "4_players": {"num_players": 4},
+            "8_players": {"num_players": 8},
+            "layoff_only_calls": {"rummy_call": "layoff_only"},
+            "no_calls_must_meld": {"rummy_call": "none", "must_meld_discard": True},
+            "floating": {"going_out": "floating"},
+            "discard_required": {"going_out": "discard_required"},
+            "game_to_500": {"episode": "game"},
         },
     )
 
@@ -437,9 +470,111 @@ def add_simulate_parser(sub: argparse._SubParsersAction) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# arena
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    """Run ``rummy-env arena`` (the work is done by ``agents.arena``, imported here)."""
+    if args.game not in GAMES:
+        raise CLIError(f"unknown game {args.game!r}; available: {', '.join(GAMES)}")
+    options = parse_options(args.option)
+    if args.episode is not None:
+        options["episode"] = args.episode
+    make_config(args.game, options)
+    try:
+        from agents.arena import ArenaSpec, markdown, run_arena, write_outputs
+    except ImportError as e:  # pragma: no cover - the agents package ships with rummy_env
+        raise CLIError(f"the arena needs the 'agents' package: {e}") from None
+    agents = tuple(a.strip() for a in args.agents.split(",") if a.strip())
+    seed = args.seed
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
+    try:
+        spec = ArenaSpec(
+            game=args.game,
+            agents=agents,
+            deals=args.deals,
+            seed=seed,
+            options=options,
+            workers=args.workers,
+            max_decisions=args.max_decisions,
+            bootstrap=args.bootstrap,
+        )
+    except ValueError as e:
+        raise CLIError(str(e)) from None
+    try:
+        result = run_arena(spec, progress=not args.no_progress)
+    except ValueError as e:
+        raise CLIError(str(e)) from None
+    print(markdown(result))
+    out = args.out or f"results/arena_{args.game}"
+    if out.lower() != "none":
+        paths = write_outputs(result, out, png=not args.no_plot)
+        print(f"\nwrote {', '.join(str(p) for p in paths)}")
+    return 0
+
+
+def add_arena_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the ``arena`` command."""
+    p = sub.add_parser(
+        "arena",
+        help="round robin between agents with duplicate deals, win rates and ratings",
+        description=(
+            "Play every pair of agents on the same duplicate deals (each deal twice, seats "
+            "exchanged, same cards), in parallel processes, and report wins, win rates with "
+            "Wilson intervals, score margins with t intervals, Bradley-Terry ratings, CSV/JSON "
+            "files and a win-rate heatmap. A seeded run gives the same results for any --workers."
+        ),
+    )
+    p.add_argument("--game", default="gin_rummy", help="game name (default gin_rummy)")
+    p.add_argument(
+        "--agents",
+        default="random,novice,simple",
+        help="comma-separated agent names (random, novice, simple, simple_best, ismcts, or "
+        "module:Class; parameters as name@key=value); default random,novice,simple",
+    )
+    p.add_argument(
+        "--deals", type=int, default=1000, help="duplicate deals per pair (default 1000)"
+    )
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--seed", type=int, default=None, help="base seed (default: random, printed)")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="rule option, repeatable (as in simulate)",
+    )
+    p.add_argument(
+        "--episode", choices=("hand", "match"), default=None, help="episode: one hand or a match"
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="output folder for CSV/JSON/PNG (default results/arena_<game>; 'none': no files)",
+    )
+    p.add_argument(
+        "--max-decisions",
+        type=int,
+        default=100_000,
+        help="decision cap per game; capped games count as truncated (default 100000)",
+    )
+    p.add_argument(
+        "--bootstrap", type=int, default=200, help="bootstrap resamples for rating intervals"
+    )
+    p.add_argument("--no-plot", action="store_true", help="skip the heatmap PNG")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(func=cmd_arena)
+
+
+# ---------------------------------------------------------------------------------------------
 # entry point
 
-COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [add_simulate_parser]
+COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+    add_simulate_parser,
+    add_arena_parser,
+]
 """Functions adding one subcommand each (set ``func`` to the command's handler)."""
 
 

@@ -74,7 +74,10 @@ def check_rows(rows, games: int, variants=GIN_VARIANTS):
 
 
 def test_simulate_in_process(capsys):
-    assert main(["simulate", "--games", "200", "--seed", "3", "--no-progress"]) == 0
+    assert (
+        main(["simulate", "--game", "gin_rummy", "--games", "200", "--seed", "3", "--no-progress"])
+        == 0
+    )
     out = capsys.readouterr().out
     rows = parse_table(out)
     check_rows(rows, 200)
@@ -83,7 +86,17 @@ def test_simulate_in_process(capsys):
 
 def test_simulate_progress_bar_and_markdown(capsys):
     rc = main(
-        ["simulate", "--games", "300", "--seed", "0", "--variants", "standard,oklahoma"]
+        [
+            "simulate",
+            "--game",
+            "gin_rummy",
+            "--games",
+            "300",
+            "--seed",
+            "0",
+            "--variants",
+            "standard,oklahoma",
+        ]
         + ["--format", "markdown"]
     )
     assert rc == 0
@@ -99,7 +112,7 @@ def test_simulate_subprocess():
     exe = shutil.which("rummy-env")
     cmd = [exe] if exe else [sys.executable, "-m", "rummy_env.cli"]
     proc = subprocess.run(
-        [*cmd, "simulate", "--games", "100", "--seed", "1"],
+        [*cmd, "simulate", "--game", "gin_rummy", "--games", "100", "--seed", "1"],
         capture_output=True,
         text=True,
         timeout=600,
@@ -110,7 +123,18 @@ def test_simulate_subprocess():
 
 def test_module_entry_point():
     proc = subprocess.run(
-        [sys.executable, "-m", "rummy_env.cli", "simulate", "--games", "50", "--seed", "1"]
+        [
+            sys.executable,
+            "-m",
+            "rummy_env.cli",
+            "simulate",
+            "--game",
+            "gin_rummy",
+            "--games",
+            "50",
+            "--seed",
+            "1",
+        ]
         + ["--variants", "standard", "--no-progress"],
         capture_output=True,
         text=True,
@@ -121,7 +145,18 @@ def test_module_entry_point():
 
 
 def test_same_seed_same_table(capsys):
-    args = ["simulate", "--games", "150", "--seed", "5", "--no-progress", "--variants", "standard"]
+    args = [
+        "simulate",
+        "--game",
+        "gin_rummy",
+        "--games",
+        "150",
+        "--seed",
+        "5",
+        "--no-progress",
+        "--variants",
+        "standard",
+    ]
     main(args)
     a = parse_table(capsys.readouterr().out)
     main(args)
@@ -143,7 +178,7 @@ def test_results_do_not_depend_on_chunking(monkeypatch):
 
 def test_custom_option_variant(capsys):
     rc = main(
-        ["simulate", "--games", "200", "--seed", "2", "--no-progress"]
+        ["simulate", "--game", "gin_rummy", "--games", "200", "--seed", "2", "--no-progress"]
         + ["--option", "knock_limit=0", "--option", "gin_bonus=25"]
     )
     assert rc == 0
@@ -155,7 +190,7 @@ def test_custom_option_variant(capsys):
 
 def test_option_overlays_named_variants(capsys):
     rc = main(
-        ["simulate", "--games", "100", "--seed", "2", "--no-progress"]
+        ["simulate", "--game", "gin_rummy", "--games", "100", "--seed", "2", "--no-progress"]
         + ["--option", "knock_limit=5", "--variants", "standard,manual_melds"]
     )
     assert rc == 0
@@ -175,7 +210,7 @@ def test_option_overlays_named_variants(capsys):
     ],
 )
 def test_bad_option_exit_2(capsys, option, fragment):
-    rc = main(["simulate", "--games", "10", "--option", option])
+    rc = main(["simulate", "--game", "gin_rummy", "--games", "10", "--option", option])
     assert rc == 2
     cap = capsys.readouterr()
     err = cap.err.strip()
@@ -186,7 +221,19 @@ def test_bad_option_exit_2(capsys, option, fragment):
 
 
 def test_bad_option_combination_names_variant(capsys):
-    rc = main(["simulate", "--games", "10", "--option", "oklahoma=true", "--variants", "all"])
+    rc = main(
+        [
+            "simulate",
+            "--game",
+            "gin_rummy",
+            "--games",
+            "10",
+            "--option",
+            "oklahoma=true",
+            "--variants",
+            "all",
+        ]
+    )
     assert rc == 2
     err = capsys.readouterr().err
     assert "eleven_card_deal" in err and "oklahoma" in err
@@ -254,9 +301,25 @@ def test_register_simulator_plugs_in(monkeypatch, capsys):
     monkeypatch.setattr(cli, "SIMULATORS", dict(cli.SIMULATORS))
     monkeypatch.setattr(cli, "VARIANTS", dict(cli.VARIANTS))
     register_simulator("gin_rummy", fake, ("none", "a", "b"), {"only": {}})
-    assert main(["simulate", "--games", "10", "--seed", "0", "--no-progress"]) == 0
+    assert (
+        main(["simulate", "--game", "gin_rummy", "--games", "10", "--seed", "0", "--no-progress"])
+        == 0
+    )
     rows = parse_table(capsys.readouterr().out)
     assert [r["variant"] for r in rows] == ["only"]
     assert rows[0]["a%"] == "50.00" and rows[0]["b%"] == "50.00"
     assert rows[0]["decisions"] == "10.00"
     assert sum(n for n, _ in calls) == 11  # warm-up game + 10
+
+
+def test_simulate_five_hundred_rum(capsys):
+    rc = main(
+        ["simulate", "--game", "five_hundred_rum", "--games", "40", "--seed", "0", "--no-progress",
+         "--variants", "standard,4_players,floating"]
+    )  # fmt: skip
+    assert rc == 0
+    out = capsys.readouterr().out
+    rows = [ln.split() for ln in out.splitlines() if ln.startswith("five_hundred_rum")]
+    assert [r[1] for r in rows] == ["standard", "4_players", "floating"]
+    assert all(r[2] == "40" for r in rows)  # games
+    assert "went_out%" in out and "p3 pts" in out

@@ -1,0 +1,120 @@
+"""Agents by name for the arena, imported lazily.
+
+A registry entry is ``"module:Class"`` plus default keyword arguments; the class is imported only
+when an agent of that name is built, so heavy agents (search, torch) cost nothing until used. Any
+``"package.module:Class"`` string also works as an agent name, and ``@key=value`` suffixes pass
+keyword arguments: ``ismcts@iterations=200``, ``simple@take_rule=best_meld``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """How to build one named agent: ``Class(seed=..., **kwargs)``."""
+
+    target: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    doc: str = ""
+
+
+AGENTS: dict[str, AgentEntry] = {
+    "random": AgentEntry("agents.random_agent:RandomAgent", doc="uniform over legal actions"),
+    "simple": AgentEntry("agents.gin_rules:GinSimpleAgent", doc="EAAI simple player (Gin)"),
+    "simple_best": AgentEntry(
+        "agents.gin_rules:GinSimpleAgent",
+        {"take_rule": "best_meld"},
+        doc="simple player, takes a discard only if a best arrangement melds it (Gin)",
+    ),
+    "novice": AgentEntry("agents.gin_rules:GinNoviceAgent", doc="knock asap, random draws (Gin)"),
+    "ismcts": AgentEntry("agents.ismcts:ISMCTSAgent", doc="information-set MCTS"),
+}
+"""Registered agent names (extend with :func:`register_agent`)."""
+
+
+def register_agent(name: str, target: str, doc: str = "", **kwargs: Any) -> None:
+    """Register (or replace) a named agent.
+
+    Args:
+        name: the name used on the command line.
+        target: ``"module:Class"``; the class is called as ``Class(seed=seed, **kwargs)``.
+        doc: one-line description.
+        **kwargs: default keyword arguments.
+    """
+    if ":" not in target:
+        raise ValueError(f"target must look like 'module:Class', got {target!r}")
+    AGENTS[name] = AgentEntry(target, dict(kwargs), doc)
+
+
+def _value(text: str) -> Any:
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("none", "null"):
+        return None
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split an agent spec ``name@key=value@key=value`` into the name and keyword arguments
+    (values: int, float, true/false, none, or text).
+
+    Raises:
+        ValueError: for a parameter without ``=``.
+    """
+    name, *params = spec.split("@")
+    kwargs: dict[str, Any] = {}
+    for p in params:
+        key, sep, value = p.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"bad agent parameter {p!r} in {spec!r}: expected key=value")
+        if key.strip() == "seed":
+            raise ValueError(f"{spec!r}: the arena seeds every agent itself; drop @seed=")
+        kwargs[key.strip()] = _value(value)
+    return name.strip(), kwargs
+
+
+def resolve(spec: str) -> AgentEntry:
+    """The registry entry of an agent spec (a ``module:Class`` name is its own entry), with
+    the spec's ``@key=value`` parameters merged over the entry's defaults.
+
+    Raises:
+        ValueError: for an unknown name or a malformed spec.
+    """
+    name, kwargs = parse_spec(spec)
+    if name in AGENTS:
+        entry = AGENTS[name]
+    elif ":" in name:
+        entry = AgentEntry(name)
+    else:
+        raise ValueError(
+            f"unknown agent {name!r}; available: {', '.join(AGENTS)} or 'module:Class'"
+        )
+    return AgentEntry(entry.target, {**entry.kwargs, **kwargs}, entry.doc)
+
+
+def make_agent(name: str, seed: int | None = None) -> Any:
+    """Build the agent of a spec (``name`` or ``name@key=value...``) with a seed.
+
+    Raises:
+        ValueError: for an unknown name or a class that cannot be imported.
+    """
+    entry = resolve(name)
+    mod_name, _, cls_name = entry.target.partition(":")
+    try:
+        cls = getattr(importlib.import_module(mod_name), cls_name)
+    except (ImportError, AttributeError) as e:
+        raise ValueError(f"agent {name!r}: cannot import {entry.target} ({e})") from None
+    return cls(seed=seed, **entry.kwargs)
+
+
+__all__ = ["AGENTS", "AgentEntry", "make_agent", "parse_spec", "register_agent", "resolve"]

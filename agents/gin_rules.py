@@ -1,0 +1,493 @@
+"""Rule-based Gin Rummy agents: the EAAI "simple player" and a novice.
+
+Both agents act only from what their seat sees: the flat observation (read through the
+observation pieces of :mod:`rummy_env.encodings.gin_rummy`, see :func:`read_observation`) and the
+action mask. Deadwood is always
+exact (``rummy_env.core.melds`` solver). They work in every Gin configuration: Oklahoma knock
+limits and spade doubles (the mask says when a knock is allowed), the eleven-card deal (the first
+move is a discard or a knock), the fiftieth-card offer and knock phases, match episodes, and
+manual melds (``auto_meld=False``: the knocker declares a minimum-deadwood arrangement, the
+defender melds and lays off to minimise its final deadwood).
+
+Helpers on 52-bit hand masks (bit ``suit * 13 + rank``) are public for tests and other agents:
+:func:`hand_deadwood`, :func:`deadwood_per_discard`, :func:`completes_meld`,
+:func:`in_best_meld`, :func:`knocker_meld_plan`, :func:`defender_plan`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from rummy_env.core.melds import (
+    GIN_MELD_KINDS,
+    GIN_MELD_MASKS,
+    GIN_VALUES,
+    GROUP_NOPT,
+    GROUP_OPTS,
+    INF_DEADWOOD,
+    SPREAD,
+    SUIT_DEADWOOD,
+    min_deadwood,
+    min_deadwood_per_discard,
+)
+from rummy_env.encodings import gin_rummy as E
+
+_MELDS = [int(m) for m in GIN_MELD_MASKS]
+_MELD_SIZES = [bin(m).count("1") for m in _MELDS]
+_MELD_IS_RUN = [bool(k) for k in GIN_MELD_KINDS]
+_VALUES = [int(v) for v in GIN_VALUES]
+_OBS_SIZE_AUTO = E.observation_size(True)
+_OBS_SIZE_MANUAL = E.observation_size(False)
+TAKE_RULES = ("any_meld", "best_meld")
+
+
+@lru_cache(maxsize=2)
+def _piece_slices(auto_meld: bool) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
+    return tuple((p.name, p.offset, p.size, p.shape) for p in E.observation_pieces(auto_meld))
+
+
+def read_observation(obs: np.ndarray, auto_meld: bool) -> dict[str, np.ndarray]:
+    """Named views of one flat observation: the same as
+    :func:`rummy_env.encodings.gin_rummy.split_observation`, with the piece table cached (that
+    function rebuilds it on every call, which dominates an agent's time per decision).
+    """
+    return {
+        name: obs[off : off + size].reshape(shape)
+        for name, off, size, shape in _piece_slices(auto_meld)
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Hand arithmetic on 52-bit masks
+
+
+def mask_of(cards01: np.ndarray) -> int:
+    """52-bit mask of a 0/1 (or 0.0/1.0) vector over the 52 cards."""
+    m = 0
+    for c in np.flatnonzero(np.asarray(cards01) > 0.5):
+        m |= 1 << int(c)
+    return m
+
+
+def cards_of(mask: int) -> list[int]:
+    """Card ids of a mask, ascending."""
+    return [c for c in range(52) if mask >> c & 1]
+
+
+def value_of(mask: int) -> int:
+    """Total Gin value of the cards of a mask (ace 1, faces 10)."""
+    return sum(_VALUES[c] for c in range(52) if mask >> c & 1)
+
+
+def hand_deadwood(mask: int) -> int:
+    """Exact minimum deadwood of a hand of 0 to 11 cards."""
+    return int(min_deadwood(np.uint64(mask), SUIT_DEADWOOD, GROUP_OPTS, GROUP_NOPT, SPREAD))
+
+
+def deadwood_per_discard(mask: int) -> np.ndarray:
+    """(52,) int64: exact minimum deadwood after discarding each card of the hand
+    (``INF_DEADWOOD`` for cards not in it).
+    """
+    out = np.empty(52, np.int64)
+    min_deadwood_per_discard(np.uint64(mask), out, SUIT_DEADWOOD, GROUP_OPTS, GROUP_NOPT, SPREAD)
+    return out
+
+
+def completes_meld(card: int, hand: int) -> bool:
+    """True if ``card`` would belong to some meld (any meld, not necessarily a best arrangement)
+    made with the cards of ``hand`` - Neller's ``willDrawFaceUpCard`` test.
+    """
+    full = hand | 1 << card
+    bit = 1 << card
+    return any(m & bit and m & full == m for m in _MELDS)
+
+
+def in_best_meld(card: int, hand: int) -> bool:
+    """True if some minimum-deadwood arrangement of ``hand + card`` melds ``card``.
+
+    Exact: the best arrangement that melds ``card`` costs ``min over melds t holding card`` of
+    ``deadwood(hand + card - t)``; ``card`` is melded in a best arrangement iff that equals
+    ``deadwood(hand + card)``.
+    """
+    full = hand | 1 << card
+    bit = 1 << card
+    best = hand_deadwood(full)
+    return any(m & bit and m & full == m and hand_deadwood(full & ~m) == best for m in _MELDS)
+
+
+def knocker_meld_plan(hand: int) -> list[int]:
+    """Meld templates (ids into ``GIN_MELD_MASKS``) of a minimum-deadwood arrangement of
+    ``hand``, in the order to declare them.
+
+    Greedy and exact: a meld ``t`` belongs to some best arrangement iff
+    ``deadwood(hand - t) == deadwood(hand)``; the longest such meld is taken first (ties: the
+    lowest template id), then the rest of the hand is planned the same way. Every meld has 3+
+    cards, so a 10-card hand never needs more than three (the meld slots of the env).
+    """
+    plan: list[int] = []
+    rest = hand
+    target = hand_deadwood(rest)
+    while True:
+        best_t = -1
+        for t, m in enumerate(_MELDS):
+            if m & rest == m and hand_deadwood(rest & ~m) == target:
+                if best_t < 0 or _MELD_SIZES[t] > _MELD_SIZES[best_t]:
+                    best_t = t
+        if best_t < 0:
+            return plan
+        plan.append(best_t)
+        rest &= ~_MELDS[best_t]
+
+
+def _fits(card: int, meld: int) -> int:
+    """Lay-off fit of ``card`` on a table meld: 0 none, 1 a group's 4th card, 2 a run end."""
+    if meld >> card & 1 or meld == 0:
+        return 0
+    cs = cards_of(meld)
+    lo, hi = cs[0], cs[-1]
+    if all(c % 13 == lo % 13 for c in cs):
+        return 1 if len(cs) == 3 and card % 13 == lo % 13 else 0
+    if card // 13 != lo // 13:
+        return 0
+    if (card == lo - 1 and lo % 13 > 0) or (card == hi + 1 and hi % 13 < 12):
+        return 2
+    return 0
+
+
+def layoff_sequence(rest: int, table: Sequence[int]) -> list[tuple[int, int]]:
+    """Lay-offs of cards of ``rest`` onto the table melds ``table`` (slot masks), repeated while
+    any card fits (chains along runs), as ``(card, slot)`` in playing order.
+
+    A card that fits a run end goes on the run (that can open further lay-offs), otherwise on a
+    group; this never loses a lay-off, so the laid-off set is the largest possible.
+    """
+    slots = list(table)
+    out: list[tuple[int, int]] = []
+    changed = True
+    while changed:
+        changed = False
+        for c in range(52):
+            if not rest >> c & 1:
+                continue
+            target = -1
+            for s, m in enumerate(slots):
+                f = _fits(c, m)
+                if f == 2:
+                    target = s
+                    break
+                if f == 1 and target < 0:
+                    target = s
+            if target >= 0:
+                slots[target] |= 1 << c
+                rest &= ~(1 << c)
+                out.append((c, target))
+                changed = True
+    return out
+
+
+def _candidate_melds(hand: int) -> list[int]:
+    """Templates held in ``hand`` that suffice for exact arrangements: groups and runs of 3 to 5
+    cards (a longer run is two or more of these).
+    """
+    return [t for t, m in enumerate(_MELDS) if m & hand == m and _MELD_SIZES[t] <= 5]
+
+
+def defender_plan(
+    hand: int, table: Sequence[int], gin: bool, free_slots: int = E.MAX_MELD_SLOTS
+) -> tuple[list[int], list[tuple[int, int]], int]:
+    """The defender's melds and lay-offs that minimise its final deadwood (exact search).
+
+    Args:
+        hand: the defender's hand mask.
+        table: the knocker's meld slot masks (lay-offs already made included).
+        gin: the knocker went gin (no lay-offs).
+        free_slots: meld slots the defender may still fill.
+
+    Returns:
+        (meld templates to declare, ``(card, slot)`` lay-offs in order, final deadwood). Ties:
+        the first arrangement found in template order (fewest melds first).
+    """
+    cands = _candidate_melds(hand)
+
+    def cost(used: int) -> tuple[int, list[tuple[int, int]]]:
+        rest = hand & ~used
+        lay = [] if gin else layoff_sequence(rest, table)
+        for c, _ in lay:
+            rest &= ~(1 << c)
+        return value_of(rest), lay
+
+    best_dw, best_lay = cost(0)
+    best: list[int] = []
+
+    def search(start: int, used: int, chosen: list[int]) -> None:
+        nonlocal best_dw, best_lay, best
+        if len(chosen) >= free_slots:
+            return
+        for i in range(start, len(cands)):
+            m = _MELDS[cands[i]]
+            if m & used:
+                continue
+            chosen.append(cands[i])
+            dw, lay = cost(used | m)
+            if dw < best_dw:
+                best_dw, best_lay, best = dw, lay, list(chosen)
+            search(i + 1, used | m, chosen)
+            chosen.pop()
+
+    search(0, 0, [])
+    return best, best_lay, best_dw
+
+
+# ---------------------------------------------------------------------------------------------
+# Agents
+
+
+class _GinRuleAgent:
+    """Shared machinery: reading the observation, knocking, discarding, manual melding."""
+
+    name = "gin_rule"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    # -- reading ----------------------------------------------------------------------------
+    @staticmethod
+    def _auto_meld(obs: np.ndarray, view: Any) -> bool:
+        config = getattr(view, "config", None)
+        if config is not None and hasattr(config, "auto_meld"):
+            return bool(config.auto_meld)
+        if obs.shape[-1] == _OBS_SIZE_AUTO:
+            return True
+        if obs.shape[-1] == _OBS_SIZE_MANUAL:
+            return False
+        raise ValueError(f"not a Gin Rummy observation: length {obs.shape[-1]}")
+
+    def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
+        """Choose a legal action for the seat to act.
+
+        Args:
+            observation: the PettingZoo observation dict (``"observation"``, ``"action_mask"``).
+            view: the seat's :class:`agents.base.SeatView` (only ``view.config.auto_meld`` is
+                read; without a view it is inferred from the observation length).
+
+        Returns:
+            An action id whose mask entry is 1.
+
+        Raises:
+            ValueError: if the mask has no legal action.
+        """
+        obs = np.asarray(observation["observation"], dtype=np.float32)
+        mask = np.asarray(observation["action_mask"])
+        legal = np.flatnonzero(mask == 1)
+        if legal.size == 0:
+            raise ValueError("action_mask has no legal action (all entries are 0)")
+        if legal.size == 1:
+            return int(legal[0])
+        auto = self._auto_meld(obs, view)
+        pieces = read_observation(obs, auto)
+        phase = int(np.argmax(pieces["phase"]))
+        hand = mask_of(pieces["hand"])
+        if phase in (E.PH_UPCARD, E.PH_DRAW):
+            top = int(np.argmax(pieces["discard_top"]))
+            return self._draw(hand, top, mask)
+        if phase == E.PH_FIFTY_OFFER:
+            # the offer is only made when a knock is possible with the card: take it to knock
+            return E.TAKE_DISCARD if mask[E.TAKE_DISCARD] else E.PASS
+        if phase in (E.PH_DISCARD, E.PH_FIFTY_KNOCK):
+            return self._discard_or_knock(hand, mask)
+        if phase == E.PH_KNOCKER_MELD:
+            return self._knocker_meld(hand, mask)
+        if phase == E.PH_DEFENDER_MELD:
+            return self._defender_meld(hand, pieces, mask)
+        return int(legal[0])  # not reached: no decision in the hand_over phase
+
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, auto_meld: bool | None = None
+    ) -> np.ndarray:
+        """One action per row, for the vector env (``rummy_env.make_vec``): a plain loop over
+        :meth:`act` (the agents are stateless, so one agent can play every game and seat).
+
+        Args:
+            observations: (N, obs_size) observations of the players to act.
+            masks: (N, A) action masks.
+            auto_meld: the env's ``auto_meld`` option (``None``: from the observation length).
+
+        Returns:
+            (N,) int64 legal action ids.
+        """
+        obs = np.asarray(observations)
+        if auto_meld is None:
+            auto_meld = self._auto_meld(obs, None)
+        view = _ConfigView(auto_meld)
+        return np.array(
+            [
+                self.act({"observation": o, "action_mask": m}, view)
+                for o, m in zip(obs, masks, strict=True)
+            ],
+            dtype=np.int64,
+        )
+
+    # -- decisions --------------------------------------------------------------------------
+    def _draw(self, hand: int, top: int, mask: np.ndarray) -> int:
+        raise NotImplementedError
+
+    def _pick(self, cands: list[int]) -> int:
+        """Tie-break among candidate cards (subclasses refine)."""
+        return cands[int(self.rng.integers(len(cands)))]
+
+    def _discard_or_knock(self, hand: int, mask: np.ndarray) -> int:
+        """Knock if any knock is legal (minimum deadwood, so gin when possible), else discard a
+        card leaving the least deadwood.
+        """
+        dw = deadwood_per_discard(hand)
+        knocks = np.flatnonzero(mask[E.KNOCK_BASE : E.KNOCK_BASE + 52] == 1).tolist()
+        if knocks:
+            return E.KNOCK_BASE + self._pick(self._least(knocks, dw))
+        discards = np.flatnonzero(mask[E.DISCARD_BASE : E.DISCARD_BASE + 52] == 1).tolist()
+        return E.DISCARD_BASE + self._pick(self._least(discards, dw))
+
+    @staticmethod
+    def _least(cards: list[int], dw: np.ndarray) -> list[int]:
+        best = min(int(dw[c]) for c in cards)
+        return [c for c in cards if int(dw[c]) == best]
+
+    def _knocker_meld(self, hand: int, mask: np.ndarray) -> int:
+        """Declare the melds of a minimum-deadwood arrangement, then END_MELDING."""
+        for t in knocker_meld_plan(hand):
+            if mask[E.MELD_BASE + t]:
+                return E.MELD_BASE + t
+        if mask[E.END_MELDING]:
+            return E.END_MELDING
+        legal = np.flatnonzero(mask == 1)
+        return int(legal[0])  # not reached: the plan always stays within the limit
+
+    def _defender_meld(self, hand: int, pieces: dict[str, np.ndarray], mask: np.ndarray) -> int:
+        """Meld and lay off to minimise the final deadwood, then END_MELDING."""
+        melds = pieces["melds"]
+        table = [mask_of(melds[1, s]) for s in range(E.MAX_MELD_SLOTS)]
+        own = sum(1 for s in range(E.MAX_MELD_SLOTS) if melds[0, s].any())
+        # after the knocker's declaration its hand holds only its deadwood: empty means gin
+        gin = not pieces["opponent_hand_size"][0] > 0
+        plan, lay, _ = defender_plan(hand, table, gin, E.MAX_MELD_SLOTS - own)
+        for t in sorted(plan, key=lambda t: -_MELD_SIZES[t]):
+            if mask[E.MELD_BASE + t]:
+                return E.MELD_BASE + t
+        for c, s in lay:
+            a = E.LAYOFF_BASE + E.MAX_MELD_SLOTS * c + s
+            if mask[a]:
+                return a
+        return E.END_MELDING
+
+
+class _ConfigView:
+    """Minimal stand-in for a SeatView when only the rule options are known."""
+
+    def __init__(self, auto_meld: bool) -> None:
+        self.config = type("Cfg", (), {"auto_meld": auto_meld})()
+
+
+class GinSimpleAgent(_GinRuleAgent):
+    """The EAAI Gin Rummy challenge's "simple player" (Neller's ``SimpleGinRummyPlayer``).
+
+    The original (Todd W. Neller, EAAI-21 Gin Rummy challenge, Java; read, not copied) "ignores
+    opponent actions and cards no longer in play, draws the face-up card only if it becomes part
+    of a meld, discards a highest-ranking unmelded card, knocks as early as possible". Its exact
+    rules, and how this agent plays them in our action model:
+
+    1. **Draw** (upcard offer and every later draw): take the top discard iff the card "would be
+       part of a meld" together with the hand - Neller tests *any* meld of hand + card
+       (``cardsToAllMelds``), which is ``take_rule="any_meld"`` (default, :func:`completes_meld`).
+       ``take_rule="best_meld"`` takes it only if some minimum-deadwood arrangement of hand +
+       card melds it (:func:`in_best_meld`). Otherwise pass the offer / draw from the stock.
+    2. **Discard**: among the legal discards (never the card just taken from the pile - the mask
+       forbids it, and Neller skips it too), keep those leaving the least deadwood (exact);
+       among them the highest value, then the highest rank (``SimpleGinRummyPlayer2``: highest
+       rank; the first version picked uniformly at random); the last tie (equal ranks: suits)
+       is broken by the agent's seeded generator.
+    3. **Knock as soon as possible**: whenever a KNOCK is legal, knock; the face-down discard is
+       chosen like a discard (least deadwood - so gin whenever gin is possible - then highest
+       value, rank, seeded suit). Under Oklahoma the mask applies the hand's knock limit.
+    4. **Fiftieth card** (``fiftieth_card_action``): the offer only comes when a knock is
+       possible with that card, so take it and knock.
+    5. **Manual melds** (``auto_meld=False``): as knocker declare a minimum-deadwood arrangement
+       (longest meld first, :func:`knocker_meld_plan`), then END_MELDING; as defender declare
+       melds and lay off every card possible so that the final deadwood is minimal
+       (:func:`defender_plan`), then END_MELDING. (Neller's framework lays off automatically.)
+
+    Departures from the original: Neller's player also refuses to repeat a (drawn card,
+    discarded card) pair within a hand, a guard against draw/discard cycles in his framework; this
+    agent is stateless (it acts from the observation alone) and omits it, so the arena caps the
+    number of decisions per game instead. The original knocks with a random best meld set;
+    here the env arranges (``auto_meld``) or the longest-first plan is declared.
+
+    Args:
+        seed: seed of the generator used for the last tie-break (equal ranks).
+        take_rule: ``"any_meld"`` (Neller) or ``"best_meld"``.
+    """
+
+    name = "simple"
+
+    def __init__(self, seed: int | None = None, take_rule: str = "any_meld") -> None:
+        super().__init__(seed)
+        if take_rule not in TAKE_RULES:
+            raise ValueError(f"take_rule must be one of {TAKE_RULES}, got {take_rule!r}")
+        self.take_rule = take_rule
+
+    def _draw(self, hand: int, top: int, mask: np.ndarray) -> int:
+        if mask[E.TAKE_DISCARD]:
+            test = completes_meld if self.take_rule == "any_meld" else in_best_meld
+            if test(top, hand):
+                return E.TAKE_DISCARD
+        return E.DRAW_STOCK if mask[E.DRAW_STOCK] else E.PASS
+
+    def _pick(self, cands: list[int]) -> int:
+        if len(cands) > 1:
+            top = max((_VALUES[c], c % 13) for c in cands)
+            cands = [c for c in cands if (_VALUES[c], c % 13) == top]
+        return super()._pick(cands)
+
+
+class GinNoviceAgent(_GinRuleAgent):
+    """A novice: knocks as soon as possible, otherwise discards to minimise deadwood, and draws at
+    random.
+
+    Rules: the upcard offer is taken or passed with probability 1/2 each; a normal draw takes the
+    top discard or the stock with probability 1/2 each when both are legal (otherwise the legal
+    one); the fiftieth-card offer is always taken (it is only offered when a knock is possible);
+    whenever a KNOCK is legal it knocks with a discard leaving the least deadwood; otherwise it
+    discards a card leaving the least deadwood. Every tie is broken uniformly at random by the
+    agent's seeded generator. With manual melds it declares and lays off like
+    :class:`GinSimpleAgent`.
+
+    Args:
+        seed: seed of the agent's generator.
+    """
+
+    name = "novice"
+
+    def _draw(self, hand: int, top: int, mask: np.ndarray) -> int:
+        opts = [a for a in (E.DRAW_STOCK, E.TAKE_DISCARD, E.PASS) if mask[a]]
+        return opts[int(self.rng.integers(len(opts)))]
+
+
+__all__ = [
+    "INF_DEADWOOD",
+    "TAKE_RULES",
+    "GinNoviceAgent",
+    "GinSimpleAgent",
+    "cards_of",
+    "completes_meld",
+    "deadwood_per_discard",
+    "defender_plan",
+    "hand_deadwood",
+    "in_best_meld",
+    "knocker_meld_plan",
+    "layoff_sequence",
+    "mask_of",
+    "read_observation",
+    "value_of",
+]
