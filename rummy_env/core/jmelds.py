@@ -48,6 +48,14 @@ def _build_templates() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 TPL_KIND, TPL_A, TPL_B, TPL_C = _build_templates()
 """Template tables: kind (1 group, 2 run); group: rank, suit bitmask, jokers; run: suit, lo, hi."""
+TPL_WIN = np.array(
+    [
+        sum(1 << pos for pos in range(lo, hi + 1)) if k == 2 else 0
+        for k, lo, hi in zip(TPL_KIND, TPL_B, TPL_C, strict=True)
+    ],
+    np.int64,
+)
+"""Run templates: bitmask of their positions on the 14-position axis (0 for groups)."""
 NUM_TEMPLATES = TPL_KIND.shape[0]
 NUM_GROUP_TEMPLATES = int((TPL_KIND == 1).sum())
 
@@ -83,6 +91,79 @@ def template_needs(t, hand, kinds, ta, tb, tc):
     if j > hand[JOKER]:
         return -1
     return j
+
+
+@njit(cache=True)
+def hand_masks(hand, rank_suits, suit_pos):
+    """Summaries of a hand for O(1) template checks: ``rank_suits[r]`` = suits held of rank r,
+    ``suit_pos[s]`` = run positions held in suit s (an ace fills positions 0 and 13).
+    """
+    rank_suits[:] = 0
+    suit_pos[:] = 0
+    for c in range(52):
+        if hand[c] >= 1:
+            s = c // 13
+            r = c % 13
+            rank_suits[r] |= 1 << s
+            suit_pos[s] |= (1 | 1 << 13) if r == 0 else 1 << r
+
+
+@njit(cache=True, inline="always")
+def popcount16(x) -> int:
+    """Set bits of a value below 2**16 (branch-free: a bit loop costs ~20 ns per call here)."""
+    x = x - ((x >> 1) & 0x5555)
+    x = (x & 0x3333) + ((x >> 2) & 0x3333)
+    x = (x + (x >> 4)) & 0x0F0F
+    return (x + (x >> 8)) & 0x1F
+
+
+@njit(cache=True, inline="always")
+def template_jokers(t, jokers, rank_suits, suit_pos, kinds, ta, tb, tc, twin) -> int:
+    """``template_needs`` from the ``hand_masks`` summaries (same result, O(1))."""
+    if kinds[t] == 1:
+        if tb[t] & ~rank_suits[ta[t]]:
+            return -1
+        j = tc[t]
+    else:
+        w = twin[t]
+        held = suit_pos[ta[t]] & w
+        if held == 0:
+            return -1
+        missing = w & ~held
+        if missing == 0:
+            return 0
+        if jokers == 0:
+            return -1
+        j = popcount16(missing)
+    if j > jokers:
+        return -1
+    return j
+
+
+@njit(cache=True)
+def feasible_templates(jokers, rank_suits, suit_pos, kinds, ta, tb, tc, twin, out_t, out_j):
+    """Every template the summarised hand can play: writes their ids to ``out_t`` and jokers
+    needed to ``out_j``; returns how many. One pass, no early returns, so it compiles to a
+    tight loop (~1 ns a template).
+    """
+    n = 0
+    for t in range(kinds.shape[0]):
+        if kinds[t] == 1:
+            if (tb[t] & ~rank_suits[ta[t]]) == 0 and tc[t] <= jokers:
+                out_t[n] = t
+                out_j[n] = tc[t]
+                n += 1
+        else:
+            w = twin[t]
+            held = suit_pos[ta[t]] & w
+            missing = w & ~held
+            if held != 0 and (missing == 0 or jokers > 0):
+                j = popcount16(missing)
+                if j <= jokers:
+                    out_t[n] = t
+                    out_j[n] = j
+                    n += 1
+    return n
 
 
 @njit(cache=True)

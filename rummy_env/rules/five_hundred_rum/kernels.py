@@ -19,6 +19,10 @@ from rummy_env.core.jmelds import (
     TPL_B,
     TPL_C,
     TPL_KIND,
+    TPL_WIN,
+    feasible_templates,
+    hand_masks,
+    popcount16,
     pos_card,
     template_has_natural,
     template_needs,
@@ -64,7 +68,7 @@ PH_CALL = E.PH_CALL
 PH_CALL_LAYOFF = E.PH_CALL_LAYOFF
 PH_OVER = E.PH_OVER
 
-TABLES = (TPL_KIND, TPL_A, TPL_B, TPL_C)
+TABLES = (TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN)
 
 
 def config_vector(config) -> np.ndarray:
@@ -148,11 +152,7 @@ def hand_points(rec, p, cfg) -> int:
 
 @njit(cache=True, inline="always")
 def _bits(x) -> int:
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
+    return popcount16(x)
 
 
 @njit(cache=True)
@@ -257,7 +257,7 @@ def create_meld(rec, cfg, tables, p, t):
     """Lay template ``t`` from ``p``'s hand into the next slot (naturals where the hand holds
     them, jokers elsewhere). Returns the number of jokers used.
     """
-    kinds, ta, tb, tc = tables
+    kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
     m = rec.n_melds
     rec.n_melds += 1
     rec.m_owner[m] = p
@@ -307,7 +307,7 @@ def create_meld(rec, cfg, tables, p, t):
 @njit(cache=True)
 def remove_last_meld(rec, cfg, tables, p, t, j, known_save):
     """Undo ``create_meld``."""
-    kinds, ta, tb, tc = tables
+    kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
     m = rec.n_melds - 1
     pts = 0
     if kinds[t] == 1:
@@ -355,27 +355,32 @@ def can_place(rec, tables, hand, x, new_only, need_left, scratch) -> bool:
     ``need_left`` cards in the hand? Ways: a direct lay-off; a new meld containing it; a chain
     of hand cards (or jokers) bridging a table run's end to it.
     """
-    kinds, ta, tb, tc = tables
+    kinds, ta, tb, tc, twin = tables
     total = 0
     for c in range(53):
         total += hand[c]
     if not new_only and total - 1 >= need_left and can_lay_off(rec, x):
         return True
-    if x == JOKER:
-        for t in range(NUM_TEMPLATES):
-            if template_needs(t, hand, kinds, ta, tb, tc) >= 1:
-                if total - template_size(t, kinds, tb, tc) >= need_left:
-                    return True
-        return False
-    s = x // 13
-    r = x % 13
-    for t in range(NUM_TEMPLATES):
-        if not template_has_natural(t, x, kinds, ta, tb, tc):
-            continue
-        if template_needs(t, hand, kinds, ta, tb, tc) < 0:
+    rank_suits = np.empty(13, np.int64)
+    suit_pos = np.empty(4, np.int64)
+    hand_masks(hand, rank_suits, suit_pos)
+    cand_t = np.empty(NUM_TEMPLATES, np.int64)
+    cand_j = np.empty(NUM_TEMPLATES, np.int64)
+    nf = feasible_templates(hand[JOKER], rank_suits, suit_pos, kinds, ta, tb, tc, twin, cand_t,
+                            cand_j)  # fmt: skip
+    for k in range(nf):
+        t = cand_t[k]
+        if x == JOKER:
+            if cand_j[k] < 1:
+                continue
+        elif not template_has_natural(t, x, kinds, ta, tb, tc):
             continue
         if total - template_size(t, kinds, tb, tc) >= need_left:
             return True
+    if x == JOKER:
+        return False
+    s = x // 13
+    r = x % 13
     if new_only:
         return False
     # chains onto table runs of x's suit
@@ -698,7 +703,7 @@ def apply_action(rec, cfg, tables, a, mask_buf, scratch):
                     rec.oblig = -1
             else:
                 t = a - cfg[C_MELD]
-                kinds, ta, tb, tc = tables
+                kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
                 j = template_needs(t, rec.hands[p], kinds, ta, tb, tc)
                 ob = rec.oblig
                 if ob >= 0 and (
@@ -784,17 +789,23 @@ def _draw_mask(rec, cfg, tables, p, out, scratch):
 
 @njit(cache=True)
 def _play_mask(rec, cfg, tables, p, out, scratch):
-    kinds, ta, tb, tc = tables
+    kinds, ta, tb, tc, twin = tables
     hand = rec.hands[p]
     only_layoff = rec.phase == PH_CALL_LAYOFF
     ob = rec.oblig
     known_save = np.empty(53, np.int8)
-    # new melds
+    rank_suits = np.empty(13, np.int64)
+    suit_pos = np.empty(4, np.int64)
+    hand_masks(hand, rank_suits, suit_pos)
+    cand_t = np.empty(NUM_TEMPLATES, np.int64)
+    cand_j = np.empty(NUM_TEMPLATES, np.int64)
+    nf = feasible_templates(hand[JOKER], rank_suits, suit_pos, kinds, ta, tb, tc, twin, cand_t,
+                            cand_j)  # fmt: skip
+    # new melds (every candidate is undone before the next)
     if not only_layoff and rec.n_melds < cfg[C_M]:
-        for t in range(NUM_TEMPLATES):
-            j = template_needs(t, hand, kinds, ta, tb, tc)
-            if j < 0:
-                continue
+        for k in range(nf):
+            t = cand_t[k]
+            j = cand_j[k]
             for c in range(53):
                 known_save[c] = rec.known[p, c]
             sat = ob >= 0 and (

@@ -1,0 +1,50 @@
+"""Joker meld templates: the table, and the O(1) check against the direct one."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rummy_env.core.jmelds import (
+    NUM_GROUP_TEMPLATES,
+    NUM_TEMPLATES,
+    TPL_A,
+    TPL_B,
+    TPL_C,
+    TPL_KIND,
+    TPL_WIN,
+    hand_masks,
+    template_jokers,
+    template_needs,
+    template_str,
+)
+
+
+def test_template_counts_and_shapes():
+    assert NUM_GROUP_TEMPLATES == 13 * 29  # per rank: natural suit sets x jokers, 3-4 cards
+    assert NUM_TEMPLATES - NUM_GROUP_TEMPLATES == 4 * 77  # per suit: runs on A..K..A, no A-A
+    strs = {template_str(t) for t in range(NUM_TEMPLATES)}
+    assert len(strs) == NUM_TEMPLATES
+    # 9 + two jokers: a group, or the runs 7-8-9, 8-9-T, 9-T-J (four distinct templates)
+    assert "group 9: h + 2 JK" in strs
+    assert {"run h 7..9", "run h 8..T", "run h 9..J"} <= strs
+    assert "run s Q..A" in strs and "run s A..3" in strs and "run s K..2" not in strs
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cards=st.lists(st.integers(0, 51), min_size=0, max_size=20),
+    jokers=st.integers(0, 4),
+)
+def test_fast_check_equals_direct_check(cards, jokers):
+    hand = np.zeros(53, np.int8)
+    for c in cards:
+        hand[c] = min(hand[c] + 1, 2)
+    hand[52] = jokers
+    rs = np.zeros(13, np.int64)
+    sp = np.zeros(4, np.int64)
+    hand_masks(hand, rs, sp)
+    for t in range(NUM_TEMPLATES):
+        fast = template_jokers(t, jokers, rs, sp, TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN)
+        assert fast == template_needs(t, hand, TPL_KIND, TPL_A, TPL_B, TPL_C), template_str(t)
