@@ -31,7 +31,9 @@ class RummyAECEnv(AECEnv):
     game: BatchedGame
     config: Any
 
-    def _init_spaces(self, render_mode: str | None, highs: np.ndarray | None = None) -> None:
+    def _init_spaces(
+        self, render_mode: str | None, highs: np.ndarray | None = None, low: float = -np.inf
+    ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
@@ -45,7 +47,7 @@ class RummyAECEnv(AECEnv):
         high = np.full(n_obs, np.inf, np.float32) if highs is None else highs
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(-np.inf, high, shape=(n_obs,), dtype=np.float32),
+                "observation": spaces.Box(low, high, shape=(n_obs,), dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8),
             }
         )

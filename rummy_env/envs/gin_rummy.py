@@ -132,15 +132,13 @@ points reach ``target`` (dead hands are replayed by the same dealer). ``max_step
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from rummy_env.encodings import gin_rummy as E
+from rummy_env.envs.base import RummyAECEnv, wrap
 from rummy_env.render.text import render_gin
 from rummy_env.rules.gin_rummy.config import GinRummyConfig
 from rummy_env.rules.gin_rummy.game import GinRummyGame
@@ -148,14 +146,10 @@ from rummy_env.rules.gin_rummy.game import GinRummyGame
 
 def env(render_mode: str | None = None, **options: Any) -> AECEnv:
     """Gin Rummy with PettingZoo's standard wrappers (an illegal move ends the game, -1)."""
-    e: AECEnv = raw_env(render_mode=render_mode, **options)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return wrap(raw_env(render_mode=render_mode, **options))
 
 
-class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
+class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
     """Gin Rummy as a PettingZoo AEC environment (see the module docstring for the spec)."""
 
     metadata = {
@@ -167,123 +161,24 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
 
     def __init__(self, render_mode: str | None = None, **options: Any) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
-        self.render_mode = render_mode
         self.config = GinRummyConfig.from_kwargs(**options)
         self.game = GinRummyGame(self.config, 1)
-        self.possible_agents = ["player_0", "player_1"]
-        self.agents = self.possible_agents[:]
-        self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
-        n_obs = self.game.obs_size
-        high = np.ones(n_obs, dtype=np.float32)
+        high = np.ones(self.game.obs_size, dtype=np.float32)
         for p in E.observation_pieces(self.config.auto_meld):
             high[p.offset : p.offset + p.size] = p.high
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, high, shape=(n_obs,), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8),
-            }
-        )
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {
-            a: spaces.Discrete(self.game.num_actions) for a in self.possible_agents
-        }
-        self._reset_bookkeeping()
+        self._init_spaces(render_mode, high, low=0.0)
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        """Observation space of an agent."""
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        """Action space of an agent."""
-        return self.action_spaces[agent]
-
-    @property
-    def state_record(self) -> np.void:
-        """The full game record (referee's view, hidden cards included) - for tests and tools."""
-        return self.game.states[0]
-
-    def _reset_bookkeeping(self) -> None:
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Deal a new episode; ``options`` may hold ``deck`` (stacked, top first) and ``dealer``."""
-        options = dict(options or {})
-        deck = options.pop("deck", None)
-        dealer = options.pop("dealer", None)
-        if options:
-            # PettingZoo's api_test passes arbitrary options, so unknown ones only warn
-            warnings.warn(
-                f"ignoring unknown reset option(s) {sorted(options)}; valid: deck, dealer",
-                stacklevel=2,
-            )
-        self.game.reset(seed=seed, dealers=[dealer], decks=[deck], write_obs=False)
-        self._reset_bookkeeping()
-        self._hands_played = 0
-        self.agent_selection = self.possible_agents[int(self.game.states["cur"][0])]
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """Observation and action mask of ``agent`` (fresh arrays)."""
-        p = self._agent_index[agent]
-        if agent == self.agent_selection:
-            mask = self.game.action_mask(0)  # all zeros once the episode is over
-        else:
-            mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        return {"observation": self.game.observe(0, p), "action_mask": mask}
-
-    def step(self, action: int) -> None:
-        """Play ``action`` for the agent to act; illegal actions raise ``ValueError``."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action must be an integer id, got {action!r}") from None
-        if not self.game.is_legal(0, a):
-            raise ValueError(self.game.explain_illegal(0, a))
-        done, trunc, cur, hands, r0, r1 = self.game.step_one(0, a)
-        self._cumulative_rewards[agent] = 0.0
-        p0, p1 = self.possible_agents
-        self.rewards[p0] = float(r0)
-        self.rewards[p1] = float(r1)
-        if done or hands > self._hands_played:
-            rec = self.game.states[0]
-            for i, ag in enumerate(self.agents):
-                self.infos[ag] = self._final_info(rec, i) if done else self._hand_info(rec, i)
-            if done:
-                for ag in self.agents:
-                    self.terminations[ag] = not trunc
-                    self.truncations[ag] = bool(trunc)
-        self._hands_played = hands
-        self.agent_selection = self.possible_agents[cur]
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
-
-    @staticmethod
-    def _hand_info(rec: np.void, i: int) -> dict[str, Any]:
-        return {
+    def _hand_info(self, rec: np.void, i: int, done: bool) -> dict[str, Any]:
+        info = {
             "outcome": E.OUTCOME_NAMES[int(rec["outcome"])],
             "hand_points": int(rec["hand_points"][i]),
             "deadwood": int(rec["deadwood"][i]),
             "hands_played": int(rec["hands_played"]),
         }
-
-    def _final_info(self, rec: np.void, i: int) -> dict[str, Any]:
-        info = self._hand_info(rec, i)
-        info["score"] = int(rec["scores"][i])
-        if self.config.episode == "match":
-            info["totals"] = int(rec["totals"][i])
+        if done:
+            info["score"] = int(rec["scores"][i])
+            if self.config.episode == "match":
+                info["totals"] = int(rec["totals"][i])
         return info
 
     def sample_worlds(
@@ -295,18 +190,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         """
         return self.game.sample_worlds(0, self._agent_index[agent], n, seed)
 
-    def render(self) -> str | None:
-        """Text of the table (``ansi`` returns it, ``human`` prints it)."""
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        text = render_gin(self.game.states[0], self.possible_agents)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        """Nothing to release."""
+    def render_text(self) -> str:
+        """The table (all hands shown: the referee's view)."""
+        return render_gin(self.game.states[0], self.possible_agents)

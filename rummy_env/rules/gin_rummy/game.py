@@ -6,140 +6,45 @@ there is one implementation of every rule.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from rummy_env.core import rng as _rng
-from rummy_env.core.cards import card_to_str, cards_to_str, make_deck, validate_deck
+from rummy_env.core.cards import card_to_str, cards_to_str, make_deck
 from rummy_env.core.melds import GIN_MELD_MASKS, NUM_GIN_MELDS
 from rummy_env.encodings import gin_rummy as E
+from rummy_env.rules.base import BatchedGame
 from rummy_env.rules.gin_rummy import kernels as K
 from rummy_env.rules.gin_rummy.config import GinRummyConfig
 from rummy_env.rules.gin_rummy.state import new_states
 
-PARALLEL_MIN_BATCH = 256
 
-
-class GinRummyGame:
+class GinRummyGame(BatchedGame):
     """``num_games`` independent Gin Rummy games stepped together.
 
     Attributes:
         config: the rule options.
         states: (N,) structured array of game records (``GIN_STATE_DTYPE``).
-        masks: (N, num_actions) int8 legal-action mask of the player to act in each game.
-
+        masks: (N, 569) int8 legal-action masks of the players to act (the first
+            ``num_actions`` columns are the action space).
     """
 
+    kernels = K
     num_players = 2
+    final_fields = ("points_0", "points_1", "outcome", "episode_length", "deadwood_0", "deadwood_1")
 
     def __init__(self, config: GinRummyConfig, num_games: int) -> None:
-        if num_games < 1:
-            raise ValueError(f"num_games must be at least 1, got {num_games}")
-        self.config = config
         self.cfg = config.to_array()
-        self.num_games = num_games
         self.num_actions = E.num_actions(config.auto_meld)
         self.obs_size = E.observation_size(config.auto_meld)
-        self.states = new_states(num_games)
-        self.states["rng"] = _rng.seed_states(None, num_games)
-        self.masks = np.zeros((num_games, E.NUM_ACTIONS_MANUAL), dtype=np.int8)
-        self._step = K.step_batch_parallel if num_games >= PARALLEL_MIN_BATCH else K.step_batch
+        self.deck = make_deck(1, 0)
+        self._setup(config, num_games, new_states(num_games), E.NUM_ACTIONS_MANUAL)
 
-    # -- seeding and reset ------------------------------------------------------------------
-    def seed(self, seed: int | Sequence[int] | None) -> None:
-        """Seed every game's stream (game ``i`` gets ``seed + i`` for an int seed)."""
-        self.states["rng"] = _rng.seed_states(seed, self.num_games)
-
-    def reset(
-        self,
-        seed: int | Sequence[int] | None = None,
-        dealers: Sequence[int] | None = None,
-        decks: Sequence[Any] | None = None,
-        write_obs: bool = True,
-    ) -> np.ndarray:
-        """Start a new episode in every game; returns (N, obs_size) observations of the players
-        to act. ``decks[i]`` (if given and not None) is a stacked deck, top card first.
-        """
-        if seed is not None:
-            self.seed(seed)
-        n = self.num_games
-        dl = np.full(n, -1, dtype=np.int64)
-        if dealers is not None:
-            for i, d in enumerate(dealers):
-                if d is None:
-                    continue
-                if d not in (0, 1):
-                    raise ValueError(f"dealer must be 0 or 1, got {d!r}")
-                dl[i] = d
-        stacked = np.zeros(n, dtype=np.bool_)
-        if decks is not None:
-            expected = make_deck(1, 0)
-            for i, deck in enumerate(decks):
-                if deck is None:
-                    continue
-                self.states["deck"][i] = validate_deck(deck, expected)
-                stacked[i] = True
-        obs = np.empty((n, self.obs_size), dtype=np.float32)
-        K.reset_batch(self.states, self.cfg, K.TABLES, dl, stacked, self.masks, obs, write_obs)
-        return obs
-
-    # -- stepping ---------------------------------------------------------------------------
-    def check_actions(self, actions: np.ndarray) -> None:
-        """Raise ``ValueError`` naming the first game whose action is not legal."""
-        a = np.asarray(actions)
-        if a.shape != (self.num_games,):
-            raise ValueError(f"actions must have shape ({self.num_games},), got {a.shape}")
-        if not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be integers, got dtype {a.dtype}")
-        out = (a < 0) | (a >= self.num_actions)
-        ok = np.zeros(self.num_games, dtype=bool)
-        ok[~out] = self.masks[np.flatnonzero(~out), a[~out]] == 1
-        if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
-            raise ValueError(f"game {i}: {self.explain_illegal(i, int(a[i]))}")
-
-    def step(
-        self, actions: np.ndarray, autoreset: bool, write_obs: bool = True, check: bool = True
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Apply one action per game. Returns (obs, rewards (N, 2), terminated, truncated, info).
-
-        With ``autoreset`` finished games start a new episode in the same call (Gymnasium's
-        SAME_STEP mode): ``obs`` is then the new episode's first observation and
-        ``info["final_observation"]`` (N, 2, obs_size), ``info["final_points"]`` (N, 2),
-        ``info["outcome"]``, ``info["episode_length"]`` and ``info["final_deadwood"]`` describe
-        the finished episode (rows of unfinished games are meaningless).
-        """
-        a = np.asarray(actions)
-        if check:
-            self.check_actions(a)
-        a = a.astype(np.int64, copy=False)
-        n = self.num_games
-        obs = np.empty((n, self.obs_size), dtype=np.float32)
-        rewards = np.empty((n, 2), dtype=np.float32)
-        term = np.empty(n, dtype=np.bool_)
-        trunc = np.empty(n, dtype=np.bool_)
-        final_obs = np.zeros((n, 2, self.obs_size) if autoreset else (1, 2, 1), dtype=np.float32)
-        final_info = np.zeros((n, 6) if autoreset else (1, 6), dtype=np.int64)
-        self._step(
-            self.states, self.cfg, K.TABLES, a, self.masks, obs, rewards, term, trunc,
-            final_obs, final_info, autoreset, write_obs,
-        )  # fmt: skip
-        info: dict[str, Any] = {"current_player": self.states["cur"].astype(np.int64)}
-        if autoreset:
-            info["final_observation"] = final_obs
-            info["final_points"] = final_info[:, :2]
-            info["outcome"] = final_info[:, 2]
-            info["episode_length"] = final_info[:, 3]
-            info["final_deadwood"] = final_info[:, 4:6]
-        return obs, rewards, term, trunc, info
-
-    def observe(self, i: int, player: int) -> np.ndarray:
-        """Observation vector of ``player`` in game ``i`` (a fresh array)."""
-        out = np.empty(self.obs_size, dtype=np.float32)
-        K.write_obs_at(self.states, self.cfg, i, player, out)
-        return out
+    def _final_info(self, info: dict[str, Any], final_info: np.ndarray) -> None:
+        info["final_points"] = final_info[:, :2]
+        info["outcome"] = final_info[:, 2]
+        info["episode_length"] = final_info[:, 3]
+        info["final_deadwood"] = final_info[:, 4:6]
 
     def step_one(self, i: int, a: int) -> tuple[bool, bool, int, int, float, float]:
         """Apply a legal action in game ``i`` only (no output arrays; the AEC env's step).
@@ -148,14 +53,6 @@ class GinRummyGame:
             (done, truncated, player to act, hands played, reward of seat 0, reward of seat 1).
         """
         return K.step_single(self.states, self.cfg, K.TABLES, i, a, self.masks)
-
-    def is_legal(self, i: int, a: int) -> bool:
-        """True if action ``a`` is legal now in game ``i``."""
-        return 0 <= a < self.num_actions and self.masks[i, a] == 1
-
-    def action_mask(self, i: int) -> np.ndarray:
-        """Legal-action mask (fresh int8 array) of the player to act in game ``i``."""
-        return self.masks[i, : self.num_actions].copy()
 
     # -- information sets -------------------------------------------------------------------
     def hidden_cards(self, i: int, player: int) -> list[int]:
@@ -204,7 +101,7 @@ class GinRummyGame:
                 k += 1
             worlds.states["deck"][w, pos:] = perm[k:]
         worlds.states["rng"] = rng.integers(0, 2**63, size=n, dtype=np.uint64)
-        K.refresh_masks(worlds.states, worlds.cfg, K.TABLES, worlds.masks)
+        worlds.refresh_masks()
         return worlds
 
     # -- explanations -----------------------------------------------------------------------
