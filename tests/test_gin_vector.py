@@ -40,6 +40,7 @@ def test_batch_of_n_equals_n_single_games(options):
             assert np.array_equal(o["action_mask"], obs["action_mask"][i])
             actions[i] = _pick(rngs[i], o["action_mask"])
         obs, rewards, term, trunc, info = venv.step(actions)
+        assert np.array_equal(info["_final_observation"], term | trunc)
         for i, e in enumerate(envs):
             agent = e.agent_selection
             e.step(int(actions[i]))

@@ -108,7 +108,9 @@ class BatchedGame:
         """Apply one action per game. Returns (obs, rewards (N, players), terminated, truncated,
         info). With ``autoreset`` finished games start a new episode in the same call (SAME_STEP);
         ``info["final_observation"]`` (N, players, obs_size) and the ``final_fields`` describe the
-        finished episode (rows of unfinished games are zeros).
+        finished episode, for the games where ``info["_final_observation"]`` (= terminated |
+        truncated) is True; other rows are undefined (Gymnasium's convention; filling them would
+        cost a write of N x players x obs_size floats every step).
         """
         a = np.asarray(actions)
         if check:
@@ -120,7 +122,7 @@ class BatchedGame:
         term = np.empty(n, dtype=np.bool_)
         trunc = np.empty(n, dtype=np.bool_)
         shape = (n, p, self.obs_size) if autoreset else (1, p, 1)
-        final_obs = np.zeros(shape, dtype=np.float32)
+        final_obs = np.empty(shape, dtype=np.float32)
         final_info = np.zeros((n if autoreset else 1, len(self.final_fields)), dtype=np.int64)
         k = self.kernels
         self._step(
@@ -130,6 +132,7 @@ class BatchedGame:
         info: dict[str, Any] = {"current_player": self.states["cur"].astype(np.int64)}
         if autoreset:
             info["final_observation"] = final_obs
+            info["_final_observation"] = term | trunc
             self._final_info(info, final_info)
         return obs, rewards, term, trunc, info
 

@@ -3,7 +3,8 @@
 Shaped like a Gymnasium vector env for a turn-based multi-agent game: each step takes one action
 per game (for the player to act there) and returns that player's observation and mask in each game.
 Finished games reset in the same step (Gymnasium's ``SAME_STEP`` autoreset mode); the finished
-episode's per-player final observations and results are in ``info``.
+episode's per-player final observations and results are in ``info`` for the games where
+``info["_final_observation"]`` is True (other rows are undefined).
 """
 
 from __future__ import annotations

@@ -971,8 +971,8 @@ def _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc
                final_info, autoreset, write):  # fmt: skip
     rec = states[i]
     scratch = np.zeros(53, np.int8)
-    buf = np.zeros(masks.shape[1], np.int8)
-    apply_action(rec, cfg, tables, actions[i], buf, scratch)
+    # the mask row doubles as the call-offer buffer: it is recomputed below
+    apply_action(rec, cfg, tables, actions[i], masks[i], scratch)
     p_n = cfg[C_P]
     for q in range(p_n):
         rewards[i, q] = rec.rewards[q]
@@ -1013,8 +1013,7 @@ def step_single(states, cfg, tables, i, a, masks):
     """The AEC env's step: apply ``a`` in game ``i`` and refresh its mask."""
     rec = states[i]
     scratch = np.zeros(53, np.int8)
-    buf = np.zeros(masks.shape[1], np.int8)
-    apply_action(rec, cfg, tables, a, buf, scratch)
+    apply_action(rec, cfg, tables, a, masks[i], scratch)
     legal_mask(rec, cfg, tables, masks[i], scratch)
     return rec.done != 0, rec.truncated != 0, rec.cur, rec.hands_played
 
@@ -1039,7 +1038,6 @@ def _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, 
     rec = states[i]
     scratch = np.zeros(53, np.int8)
     mask = np.zeros(na, np.int8)
-    buf = np.zeros(na, np.int8)
     for e in range(episodes):
         reset_episode(rec, cfg, -1, True)
         while not rec.done:
@@ -1051,7 +1049,7 @@ def _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, 
             for a in range(na):
                 if mask[a]:
                     if k == 0:
-                        apply_action(rec, cfg, tables, a, buf, scratch)
+                        apply_action(rec, cfg, tables, a, mask, scratch)
                         break
                     k -= 1
         ep_outcome[i, e] = rec.outcome
