@@ -300,11 +300,13 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 class VecStepBench:
     """(a) ``venv.step`` throughput; only the time inside ``venv.step`` is counted."""
 
-    def __init__(self, batch: int, steps: int, seed: int = 0) -> None:
+    def __init__(
+        self, batch: int, steps: int, seed: int = 0, game: str = "gin_rummy", **options: Any
+    ) -> None:
         import rummy_env
 
         self.batch, self.steps = batch, steps
-        self.venv = rummy_env.make_vec("gin_rummy", batch, seed=seed)
+        self.venv = rummy_env.make_vec(game, batch, seed=seed, **options)
         self.obs, _ = self.venv.reset()
         self.rng = np.random.default_rng(seed)
         self.run(max(20, steps // 10))  # warm-up: numba compile / cache load, caches, threads
@@ -363,10 +365,11 @@ class AecBench:
     ``raw=True`` runs ``raw_env`` without PettingZoo's wrappers, to show what they cost.
     """
 
-    def __init__(self, seed: int = 2, raw: bool = False) -> None:
-        from rummy_env import gin_rummy_v0
+    def __init__(self, seed: int = 2, raw: bool = False, game: str = "gin_rummy") -> None:
+        import importlib
 
-        self.env = gin_rummy_v0.raw_env() if raw else gin_rummy_v0.env()
+        module = importlib.import_module(f"rummy_env.{game}_v0")
+        self.env = module.raw_env() if raw else module.env()
         self.env.reset(seed=seed)
         self.rnd = random.Random(seed)
         self.run(0.05)
@@ -552,6 +555,9 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
     add("aec_raw", "(c) AEC `raw_env`, no wrappers", "steps/s", "what the wrappers cost")
     add("aec_len", "(c) same, decisions per hand", "decisions", "mean")
     add("dw10", f"(d) `deadwood`, 10-card hands, B={sizes.deadwood_batch:,}", "hands/s")
+    for n in (2, 4, 8):
+        add(f"r500_vec{n}", f"500 Rum vector env `venv.step`, {n} players, batch {b}", "steps/s")
+    add("r500_aec", "500 Rum AEC env, PettingZoo wrappers, 2 players", "steps/s")
     add("dw11", f"(d) `deadwood_after_discard`, 11-card, B={sizes.deadwood_batch:,}", "hands/s")
     peer_defs = [
         ("os_obs", "OpenSpiel `gin_rummy` loop + `observation_tensor`", "OpenSpiel + obs"),
@@ -573,6 +579,9 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
     numba.set_num_threads(threads)
     aec = AecBench()
     aec_raw = AecBench(raw=True)
+    r500 = {n: VecStepBench(b, sizes.vec_steps // 5, game="five_hundred_rum", num_players=n)
+            for n in (2, 4, 8)}  # fmt: skip
+    r500_aec = AecBench(game="five_hundred_rum")
     dwb = DeadwoodBench(sizes.deadwood_batch)
     numba.set_num_threads(1)
     vec.run(5)
@@ -636,7 +645,13 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
         m["dw11"].samples.append(dwb.run(11))
 
     tasks += [("vec", t_vec), ("vec1", t_vec1), ("kernel", t_kernel), ("kernel1", t_kernel1)]
-    tasks += [("aec", t_aec), ("aec_raw", t_aec_raw), ("deadwood", t_dw)]
+
+    def t_r500() -> None:
+        for n, bench in r500.items():
+            m[f"r500_vec{n}"].samples.append(bench.run())
+        m["r500_aec"].samples.append(r500_aec.run(sizes.seconds)[0])
+
+    tasks += [("aec", t_aec), ("aec_raw", t_aec_raw), ("deadwood", t_dw), ("500rum", t_r500)]
     for key, bench in peer_benches.items():
 
         def t_peer(key: str = key, bench: Any = bench) -> None:
@@ -723,6 +738,12 @@ def target_rows(m: dict[str, Measurement], state_bytes: int) -> list[list[str]]:
         row("(b) random hands/s >= 10,000", m["k_hands"].median, TARGET_KERNEL_HANDS, "hands/s"),
         row("(c) AEC steps/s >= 25,000", m["aec"].median, TARGET_AEC_STEPS, "steps/s"),
         row("state <= 4 KB per game", state_bytes, TARGET_STATE_BYTES, "bytes", True),
+        row(
+            "500 Rum vector env steps/s, 2 players >= 200,000",
+            m["r500_vec2"].median,
+            200_000,
+            "steps/s",
+        ),
     ]
     mult = m["vec"].median / m["os_obs"].median if m["os_obs"].ok else float("nan")
     if mult == mult:
@@ -846,6 +867,13 @@ def render(
         f"{sizes.seconds:g} s per repeat. Random legal actions for (a) are drawn with numpy "
         "outside the timed region; (b) draws them inside the kernel from each game's stream; "
         "(c) times the whole loop (`env.last()`, drawing the action, `env.step`, `env.reset`).",
+        "",
+        "## Results: 500 Rum",
+        "",
+        table(head, [mrow(m[k]) for k in ("r500_vec2", "r500_vec4", "r500_vec8", "r500_aec")]),
+        "",
+        "Same method as (a) and (c), default rules (one deck up to 4 players, two decks for 8), "
+        "random legal actions. Neither RLCard nor OpenSpiel has 500 Rum, so there is no peer.",
         "",
         "## Results: peers",
         "",
