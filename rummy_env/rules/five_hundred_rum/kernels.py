@@ -628,6 +628,16 @@ def _after_placement(rec, cfg, p):
 
 
 @njit(cache=True)
+def _meld_uses(t, j, c, tables) -> bool:
+    """Does template ``t`` (needing ``j`` jokers) take a card of type ``c``?"""
+    if c < 0:
+        return False
+    if c == JOKER:
+        return j >= 1
+    return template_has_natural(t, c, tables[0], tables[1], tables[2], tables[3])
+
+
+@njit(cache=True)
 def apply_action(rec, cfg, tables, a, mask_buf, scratch):
     """Apply a legal action (legality is the caller's check)."""
     p = rec.cur
@@ -694,6 +704,8 @@ def apply_action(rec, cfg, tables, a, mask_buf, scratch):
                 place_on_slot(rec, cfg, p, m, c, pos)
                 if rec.oblig == JOKER and not rec.oblig_new:
                     rec.oblig = -1
+                if rec.taken_single == JOKER:
+                    rec.taken_single = -1  # copies are alike: the card taken is the one played
             elif a >= cfg[C_LAYOFF]:
                 c = (a - cfg[C_LAYOFF]) // cfg[C_M]
                 m = (a - cfg[C_LAYOFF]) % cfg[C_M]
@@ -701,6 +713,8 @@ def apply_action(rec, cfg, tables, a, mask_buf, scratch):
                 place_on_slot(rec, cfg, p, m, c, pos)
                 if rec.oblig == c and not rec.oblig_new:
                     rec.oblig = -1
+                if rec.taken_single == c:
+                    rec.taken_single = -1
             else:
                 t = a - cfg[C_MELD]
                 kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
@@ -711,6 +725,8 @@ def apply_action(rec, cfg, tables, a, mask_buf, scratch):
                     or (ob < 52 and template_has_natural(t, ob, kinds, ta, tb, tc))
                 ):
                     rec.oblig = -1
+                if _meld_uses(t, j, rec.taken_single, tables):
+                    rec.taken_single = -1
                 create_meld(rec, cfg, tables, p, t)
             if ph == PH_CALL_LAYOFF:
                 rec.oblig = -1
@@ -793,6 +809,7 @@ def _play_mask(rec, cfg, tables, p, out, scratch):
     hand = rec.hands[p]
     only_layoff = rec.phase == PH_CALL_LAYOFF
     ob = rec.oblig
+    ts = rec.taken_single
     known_save = np.empty(53, np.int8)
     rank_suits = np.empty(13, np.int64)
     suit_pos = np.empty(4, np.int64)
@@ -814,10 +831,13 @@ def _play_mask(rec, cfg, tables, p, out, scratch):
             )
             if sat:
                 rec.oblig = -1
+            if _meld_uses(t, j, ts, tables):
+                rec.taken_single = -1
             create_meld(rec, cfg, tables, p, t)
             ok = _placement_ok(rec, cfg, tables, p, scratch)
             remove_last_meld(rec, cfg, tables, p, t, j, known_save)
             rec.oblig = ob
+            rec.taken_single = ts
             if ok:
                 out[cfg[C_MELD] + t] = 1
     # lay-offs of naturals
@@ -831,10 +851,13 @@ def _play_mask(rec, cfg, tables, p, out, scratch):
             lo, hi, kn = rec.m_lo[m], rec.m_hi[m], rec.known[p, c]
             if ob == c and not rec.oblig_new:  # a lay-off never satisfies a new-meld obligation
                 rec.oblig = -1
+            if ts == c:
+                rec.taken_single = -1
             place_on_slot(rec, cfg, p, m, c, pos)
             ok = only_layoff or _placement_ok(rec, cfg, tables, p, scratch)
             unplace_on_slot(rec, cfg, p, m, c, pos, lo, hi, kn)
             rec.oblig = ob
+            rec.taken_single = ts
             if ok:
                 out[cfg[C_LAYOFF] + c * cfg[C_M] + m] = 1
     # lay-offs of jokers
@@ -847,10 +870,13 @@ def _play_mask(rec, cfg, tables, p, out, scratch):
                 lo, hi, kn = rec.m_lo[m], rec.m_hi[m], rec.known[p, JOKER]
                 if ob == JOKER and not rec.oblig_new:
                     rec.oblig = -1
+                if ts == JOKER:
+                    rec.taken_single = -1
                 place_on_slot(rec, cfg, p, m, JOKER, pos)
                 ok = only_layoff or _placement_ok(rec, cfg, tables, p, scratch)
                 unplace_on_slot(rec, cfg, p, m, JOKER, pos, lo, hi, kn)
                 rec.oblig = ob
+                rec.taken_single = ts
                 if ok:
                     out[cfg[C_JOKER] + 2 * m + e] = 1
     # discards
