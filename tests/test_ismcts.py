@@ -1,0 +1,196 @@
+"""ISMCTS agent: legal moves, determinism, tiny budgets, generic hooks, and strength."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import SeatView
+from agents.ismcts import (
+    GIN_OPPONENT_DEADWOOD,
+    GinBelief,
+    ISMCTSAgent,
+    gin_belief_worlds,
+    gin_hand_deadwood,
+    gin_rollout_actions,
+)
+from agents.random_agent import RandomAgent
+from rummy_env import gin_rummy_v0
+from rummy_env.encodings import gin_rummy as E
+from rummy_env.rules.gin_rummy import kernels as K
+from rummy_env.rules.gin_rummy.config import GinRummyConfig
+from rummy_env.rules.gin_rummy.game import GinRummyGame
+
+
+def _play_hand(env, agents, seed: int) -> list[int]:
+    """One episode; every action is checked against the mask before it is played."""
+    env.reset(seed=seed)
+    actions = []
+    while not env.state_record["done"]:
+        name = env.agent_selection
+        obs = env.observe(name)
+        a = agents[env.possible_agents.index(name)].act(obs, SeatView(env, name))
+        assert obs["action_mask"][a] == 1, E.action_name(a)
+        actions.append(int(a))
+        env.step(a)
+    return actions
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"fiftieth_card_action": True, "allow_discard_of_drawn_upcard": True},
+        {"oklahoma": True, "oklahoma_ace_gin_only": True},
+        {"eleven_card_deal": True},
+        {"auto_meld": False},
+        {"episode": "match", "target": 30},
+    ],
+)
+def test_only_legal_actions(options: dict) -> None:
+    env = gin_rummy_v0.raw_env(**options)
+    agent = ISMCTSAgent(iterations=48, batch_size=16, seed=1)
+    for g in range(2):
+        _play_hand(env, [agent, RandomAgent(seed=g)], seed=10 + g)
+    assert agent.move_seconds
+
+
+@pytest.mark.parametrize("root", ["halving", "ucb"])
+@pytest.mark.parametrize("belief", ["evidence", "uniform"])
+def test_deterministic_for_a_seed(root: str, belief: str) -> None:
+    env = gin_rummy_v0.raw_env()
+
+    def run() -> list[int]:
+        a = ISMCTSAgent(iterations=64, batch_size=16, root=root, belief=belief, seed=7)
+        b = ISMCTSAgent(iterations=64, batch_size=16, root=root, belief=belief, seed=8)
+        return _play_hand(env, [a, b], seed=3)
+
+    assert run() == run()
+
+
+def test_tiny_budgets() -> None:
+    env = gin_rummy_v0.raw_env()
+    for agent in (
+        ISMCTSAgent(iterations=1, batch_size=1, seed=0),
+        ISMCTSAgent(iterations=1, batch_size=1, root="ucb", seed=0),
+        ISMCTSAgent(iterations=None, time_limit=0.001, batch_size=4, seed=0),
+        ISMCTSAgent(iterations=5, time_limit=10.0, batch_size=64, max_depth=1, seed=0),
+        ISMCTSAgent(iterations=8, rollout="random", objective="win", widening=None, seed=0),
+    ):
+        _play_hand(env, [agent, RandomAgent(seed=0)], seed=5)
+        assert agent.last.iterations >= 1
+
+
+def test_invalid_arguments() -> None:
+    with pytest.raises(ValueError):
+        ISMCTSAgent(iterations=None, time_limit=None)
+    for kwargs in (
+        {"iterations": 0},
+        {"time_limit": -1.0},
+        {"batch_size": 0},
+        {"rollout": "greedy"},
+        {"objective": "margin"},
+        {"belief": "oracle"},
+        {"root": "puct"},
+        {"rollout_eps": 2.0},
+    ):
+        with pytest.raises(ValueError):
+            ISMCTSAgent(**kwargs)
+    env = gin_rummy_v0.raw_env()
+    env.reset(seed=0)
+    agent = ISMCTSAgent(iterations=4)
+    with pytest.raises(ValueError, match="view"):
+        agent.act(env.observe(env.agent_selection))
+
+
+def test_single_legal_action_is_played_without_search() -> None:
+    agent = ISMCTSAgent(iterations=10)
+    mask = np.zeros(E.NUM_ACTIONS_AUTO, np.int8)
+    mask[E.DRAW_STOCK] = 1
+    assert agent.act({"observation": None, "action_mask": mask}, None) == E.DRAW_STOCK
+    assert agent.move_seconds == []
+
+
+class _GenericView(SeatView):
+    """A seat view that hides the game's name, so the generic (random) hooks are used."""
+
+    game = "some_other_game"
+
+    def __init__(self, env, agent) -> None:
+        super().__init__(env, agent)
+        self.game = "some_other_game"
+
+
+def test_generic_hooks() -> None:
+    env = gin_rummy_v0.raw_env()
+    env.reset(seed=11)
+    agent = ISMCTSAgent(iterations=32, batch_size=8, seed=0)
+    for _ in range(6):
+        name = env.agent_selection
+        obs = env.observe(name)
+        a = agent.act(obs, _GenericView(env, name))
+        assert obs["action_mask"][a] == 1
+        env.step(a)
+
+
+def test_rollout_policy_is_legal_and_finishes_hands() -> None:
+    cfg = GinRummyConfig()
+    game = GinRummyGame(cfg, 64)
+    game.reset(seed=0, write_obs=False)
+    out = np.zeros(64, np.int64)
+    for _ in range(400):
+        if game.states["done"].all():
+            break
+        gin_rollout_actions(game.states, game.masks, K.TABLES, game.num_actions, 0.0, out)
+        live = ~game.states["done"].astype(bool)
+        assert (game.masks[np.flatnonzero(live), out[live]] == 1).all()
+        game.step(out, autoreset=False, write_obs=False, check=False)
+    assert game.states["done"].all()
+    # heuristic play ends most hands by a knock or gin, not at the wall
+    assert (game.states["outcome"] != E.OUT_DEAD).mean() > 0.8
+
+
+def test_belief_worlds_keep_the_information_and_lower_the_deadwood() -> None:
+    env = gin_rummy_v0.raw_env()
+    env.reset(seed=2)
+    agents = [RandomAgent(seed=0), RandomAgent(seed=1)]
+    rec = env.state_record
+    while 52 - int(rec["deck_pos"]) > 20 or int(rec["phase"]) != E.PH_DRAW:
+        name = env.agent_selection
+        env.step(agents[env.possible_agents.index(name)].act(env.observe(name)))
+        rec = env.state_record
+    name = env.agent_selection
+    view = SeatView(env, name)
+    seat = view.seat
+    rng = np.random.default_rng(0)
+    worlds = gin_belief_worlds(view, 256, rng, GinBelief())
+    uniform = view.sample_worlds(256, rng)
+    for i in range(worlds.num_games):
+        assert np.array_equal(worlds.observe(i, seat), env.observe(name)["observation"])
+        s = worlds.states[i]
+        cards = int(s["hands"][0]) | int(s["hands"][1])
+        cards |= sum(1 << int(c) for c in s["deck"][int(s["deck_pos"]) :])
+        cards |= sum(1 << int(c) for c in s["pile"][: int(s["pile_n"])])
+        assert cards == (1 << 52) - 1
+    d_t = np.empty(256)
+    d_u = np.empty(256)
+    gin_hand_deadwood(worlds.states, 1 - seat, K.TABLES, d_t)
+    gin_hand_deadwood(uniform.states, 1 - seat, K.TABLES, d_u)
+    assert d_t.mean() < d_u.mean() - 10
+    assert abs(d_t.mean() - GIN_OPPONENT_DEADWOOD[52 - int(rec["deck_pos"])]) < 6
+
+
+def test_beats_random_clearly() -> None:
+    env = gin_rummy_v0.raw_env()
+    wins = 0
+    points = 0.0
+    for g in range(6):  # three duplicate deals, seats swapped
+        agent = ISMCTSAgent(iterations=200, seed=g)
+        seat = g % 2
+        agents = [agent, RandomAgent(seed=g)] if seat == 0 else [RandomAgent(seed=g), agent]
+        _play_hand(env, agents, seed=900 + g // 2)
+        pts = env.state_record["hand_points"]
+        wins += int(pts[seat] > pts[1 - seat])
+        points += float(pts[seat]) - float(pts[1 - seat])
+    assert wins >= 5
+    assert points > 100
