@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from rummy_env import gin_rummy_v0
 from rummy_env.encodings import gin_rummy as E
 from rummy_env.rules.gin_rummy.config import GinRummyConfig
+from rummy_env.testing.spec import spec_sections, spec_table
 
 DOC = gin_rummy_v0.__doc__
 
 
 def _table(section: str) -> list[list[str]]:
-    body = DOC.split(f"## {section}", 1)[1].split("\n## ", 1)[0]
-    rows = [ln for ln in body.splitlines() if ln.startswith("|") and not set(ln) <= set("|- ")]
-    return [[c.strip() for c in r.strip("|").split("|")] for r in rows[1:]]
+    return spec_table(DOC, section)
 
 
 def test_docstring_sections_in_pettingzoo_order():
-    heads = re.findall(r"^## (.+)$", DOC, re.MULTILINE)
+    heads = spec_sections(DOC)
     assert heads == [
         "Arguments",
         "Observation",

@@ -28,6 +28,7 @@ import numpy as np
 
 from rummy_env.core.cards import card_to_str
 from rummy_env.core.jmelds import NUM_TEMPLATES, template_str
+from rummy_env.encodings.pieces import Piece
 
 NUM_TYPES = 53
 
@@ -43,21 +44,6 @@ OUT_NONE = 0
 OUT_WENT_OUT = 1
 OUT_STOCK = 2
 OUTCOME_NAMES = ("none", "went_out", "stock_exhausted")
-
-
-@dataclass(frozen=True)
-class Piece:
-    """One named piece of the flat observation vector."""
-
-    name: str
-    offset: int
-    shape: tuple[int, ...]
-    doc: str
-
-    @property
-    def size(self) -> int:
-        """Number of floats."""
-        return int(np.prod(self.shape))
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,13 @@ With ``auto_meld=True`` (default) only ids 0..106 exist (``n = 107``); with manu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
 from rummy_env.core.cards import card_to_str, mask_to_cards
 from rummy_env.core.melds import GIN_MELD_KINDS, GIN_MELD_MASKS, NUM_GIN_MELDS
+from rummy_env.encodings.pieces import Piece
 
 DRAW_STOCK = 0
 TAKE_DISCARD = 1
@@ -120,22 +120,6 @@ ACTION_RANGES = (
 )
 
 
-@dataclass(frozen=True)
-class Piece:
-    """One named piece of the flat observation vector."""
-
-    name: str
-    offset: int
-    shape: tuple[int, ...]
-    high: float  # upper bound of its values (lower bound is 0)
-    doc: str
-
-    @property
-    def size(self) -> int:
-        """Number of floats."""
-        return int(np.prod(self.shape))
-
-
 _PIECES = (
     ("hand", (52,), 1.0, "1 for each card in the observer's hand"),
     ("discard_top", (52,), 1.0, "one-hot of the top card of the discard pile (zeros if empty)"),
@@ -175,7 +159,7 @@ def observation_pieces(auto_meld: bool) -> tuple[Piece, ...]:
     out = []
     off = 0
     for name, shape, high, doc in specs:
-        p = Piece(name, off, shape, high, doc)
+        p = Piece(name, off, shape, doc, high)
         out.append(p)
         off += p.size
     return tuple(out)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
-import numpy as np
+from rummy_env.rules.options import RuleOptions
 
 RUMMY_CALL = ("full", "layoff_only", "none")
 GOING_OUT = ("any", "discard_required", "floating", "unplayable_discard")
@@ -15,7 +13,7 @@ REWARD = ("raw", "normalized")
 
 
 @dataclass(frozen=True)
-class FiveHundredRumConfig:
+class FiveHundredRumConfig(RuleOptions):
     """Every rule option of 500 Rum; defaults are the standard game of RULES.md §2.
 
     Attributes:
@@ -48,30 +46,21 @@ class FiveHundredRumConfig:
     reward: str = "raw"
     max_steps: int | None = None
 
-    def __post_init__(self) -> None:
-        def _int(name: str, lo: int, hi: int) -> None:
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise ValueError(f"{name} must be an integer, got {v!r}")
-            if not lo <= v <= hi:
-                raise ValueError(f"{name} must be in [{lo}, {hi}], got {v}")
+    GAME_NAME = "500 Rum"
 
-        def _choice(name: str, options: tuple[str, ...]) -> None:
-            if getattr(self, name) not in options:
-                raise ValueError(f"{name} must be one of {options}, got {getattr(self, name)!r}")
+    def __post_init__(self) -> None:
+        _int, _choice = self._check_int, self._check_choice
 
         _int("num_players", 2, 8)
         if self.num_decks is not None:
             _int("num_decks", 1, 2)
-        for name in (
+        self._check_bool(
             "no_jokers",
             "values_5_10_15",
             "must_meld_discard",
             "deepest_card_new_meld",
             "must_go_out_to_win",
-        ):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
+        )
         _choice("rummy_call", RUMMY_CALL)
         _choice("going_out", GOING_OUT)
         _choice("episode", EPISODE)
@@ -85,15 +74,6 @@ class FiveHundredRumConfig:
                 f"num_decks={self.decks}: {self.deck_size} cards cannot deal {self.hand_size} "
                 f"cards to {self.num_players} players plus an upcard; use num_decks=2"
             )
-
-    @classmethod
-    def from_kwargs(cls, **kwargs: Any) -> FiveHundredRumConfig:
-        """Build a config, rejecting unknown option names with a clear error."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(kwargs) - names)
-        if unknown:
-            raise ValueError(f"unknown 500 Rum option(s) {unknown}; valid options: {sorted(names)}")
-        return cls(**kwargs)
 
     @property
     def decks(self) -> int:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+
+from rummy_env.rules.options import RuleOptions
 
 NEXT_DEALER = ("loser", "winner", "alternate")
 SHUTOUT = ("bonus_200", "double_total")
@@ -15,7 +15,7 @@ REWARD = ("raw", "normalized")
 
 
 @dataclass(frozen=True)
-class GinRummyConfig:
+class GinRummyConfig(RuleOptions):
     """Every rule option of Gin Rummy; the defaults are the standard game of RULES.md §1.
 
     Attributes:
@@ -68,24 +68,10 @@ class GinRummyConfig:
     max_pile_draws: int = 50
     num_players: int = 2
 
+    GAME_NAME = "Gin Rummy"
+
     def __post_init__(self) -> None:
-        def _int(name: str, lo: int, hi: int) -> None:
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise ValueError(f"{name} must be an integer, got {v!r}")
-            if not lo <= v <= hi:
-                raise ValueError(f"{name} must be in [{lo}, {hi}], got {v}")
-
-        def _choice(name: str, options: tuple[str, ...]) -> None:
-            v = getattr(self, name)
-            if v not in options:
-                raise ValueError(f"{name} must be one of {options}, got {v!r}")
-
-        def _bool(name: str) -> None:
-            v = getattr(self, name)
-            if not isinstance(v, (bool, np.bool_)):
-                raise ValueError(f"{name} must be a bool, got {v!r}")
-
+        _int, _choice, _bool = self._check_int, self._check_choice, self._check_bool
         _int("knock_limit", 0, 100)
         _int("gin_bonus", 0, 1000)
         _int("undercut_bonus", 0, 1000)
@@ -123,21 +109,6 @@ class GinRummyConfig:
             raise ValueError("oklahoma_ace_gin_only requires oklahoma=True")
         if self.oklahoma_extra_boxes and not self.oklahoma:
             raise ValueError("oklahoma_extra_boxes requires oklahoma=True")
-
-    @classmethod
-    def from_kwargs(cls, **kwargs: Any) -> GinRummyConfig:
-        """Build a config, rejecting unknown option names with a clear error."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(kwargs) - names)
-        if unknown:
-            raise ValueError(
-                f"unknown Gin Rummy option(s) {unknown}; valid options: {sorted(names)}"
-            )
-        return cls(**kwargs)
-
-    def replace(self, **kwargs: Any) -> GinRummyConfig:
-        """A copy with some options changed (validated)."""
-        return dataclasses.replace(self, **kwargs)
 
     def hand_score_scale(self) -> int:
         """Largest possible hand score: bonus plus 100 deadwood points, doubled on spades."""

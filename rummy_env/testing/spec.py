@@ -1,0 +1,17 @@
+"""Reading the docstring-as-spec of an env: its sections and its markdown tables."""
+
+from __future__ import annotations
+
+import re
+
+
+def spec_sections(doc: str) -> list[str]:
+    """The ``## `` section titles of a docstring, in order."""
+    return re.findall(r"^## (.+)$", doc, re.MULTILINE)
+
+
+def spec_table(doc: str, section: str) -> list[list[str]]:
+    """The body rows (cells stripped) of the first markdown table in a ``## section``."""
+    body = doc.split(f"## {section}", 1)[1].split("\n## ", 1)[0]
+    rows = [ln for ln in body.splitlines() if ln.startswith("|") and not set(ln) <= set("|- ")]
+    return [[c.strip() for c in r.strip("|").split("|")] for r in rows[1:]]
