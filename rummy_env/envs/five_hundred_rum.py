@@ -35,6 +35,7 @@ card in the pile that could be melded with table or pile cards alone may be clai
 | episode               | hand    | or game                                                 |
 | reward                | raw     | or normalized                                           |
 | max_steps             | None    | truncate after this many decisions                      |
+| max_pile_draws        | 100     | then every draw is from the stock (hands end)           |
 
 ``reset(seed=None, options={"deck": [...], "dealer": 0})``: a stacked deck of all ``D`` cards,
 top first (ids, or text like ``"As"``, ``"JK"``), dealt one at a time starting left of the
@@ -108,7 +109,8 @@ only the player who went out, with ``target``). ``max_steps`` truncates.
 - With two decks, "the card just taken" may be discarded if another copy of it is held.
 - "Rummy!" offers skip players who have no legal call, and are made only after discards.
 - Once the stock is empty every player gets at most one more turn, then the hand ends (stock
-  exhausted), so every hand ends.
+  exhausted); and after ``max_pile_draws`` (100) draws from the discard pile in a hand every
+  draw is from the stock. Together they make every hand end.
 
 ## Version history
 

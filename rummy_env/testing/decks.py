@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rummy_env.core.cards import card_to_str, parse_cards
 
@@ -46,3 +46,51 @@ def gin_deck(
             raise ValueError(f"card {card_to_str(c)} is used twice or is not a Gin card")
         seen.add(c)
     return top + [c for c in range(52) if c not in seen]
+
+
+def rum_deck(
+    hands: Sequence[str | Iterable[int | str]],
+    upcard: str | int,
+    stock: str | Iterable[int | str] = (),
+    num_decks: int = 1,
+    jokers: int | None = None,
+    dealer: int = 0,
+) -> list[int]:
+    """A full stacked deck, top first, that deals the given hands in 500 Rum (or Rummy 51).
+
+    ``hands[q]`` is seat ``q``'s hand; all hands have the same size. Cards are dealt one at a
+    time starting left of ``dealer`` (seat ``dealer + 1``); then the ``upcard`` starts the
+    discard pile; then the ``stock`` in the given order (its first card is drawn first),
+    followed by every remaining card in ascending id order (jokers last). Jokers are ``"JK"``
+    (id 52); ``jokers=None`` means two per deck.
+
+    Raises:
+        ValueError: on unequal hand sizes or cards used more often than the deck holds them.
+
+    """
+    if jokers is None:
+        jokers = 2 * num_decks
+    parsed = [parse_cards(h) for h in hands]
+    n_players = len(parsed)
+    if n_players < 2 or len({len(h) for h in parsed}) != 1:
+        sizes = [len(h) for h in parsed]
+        raise ValueError(f"need at least 2 hands of equal size, got sizes {sizes}")
+    if not 0 <= dealer < n_players:
+        raise ValueError(f"dealer must be a seat in 0..{n_players - 1}, got {dealer}")
+    up = parse_cards([upcard] if isinstance(upcard, int) else upcard)
+    if len(up) != 1:
+        raise ValueError(f"the upcard must be one card, got {len(up)}")
+    top: list[int] = []
+    for i in range(len(parsed[0])):
+        for off in range(1, n_players + 1):
+            top.append(parsed[(dealer + off) % n_players][i])
+    top += up + parse_cards(stock)
+    available = {c: num_decks for c in range(52)}
+    available[52] = jokers
+    for c in top:
+        c = 52 if c >= 52 else c
+        if available[c] <= 0:
+            raise ValueError(f"card {card_to_str(c)} is used more often than the deck holds it")
+        available[c] -= 1
+    top = [52 if c >= 52 else c for c in top]
+    return top + [c for c in range(53) for _ in range(available[c])]

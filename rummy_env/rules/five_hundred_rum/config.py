@@ -30,6 +30,9 @@ class FiveHundredRumConfig(RuleOptions):
         episode: ``"hand"`` or ``"game"`` (hands until a single player leads at ``target``).
         reward: ``"raw"`` points or ``"normalized"`` (hand: / 200 clipped; game: +1/-1 placing).
         max_steps: truncate an episode after this many decisions (``None``: never).
+        max_pile_draws: after this many draws from the discard pile in a hand, players must draw
+            from the stock (so every hand ends: two players could otherwise keep taking the top
+            discard for ever).
     """
 
     num_players: int = 2
@@ -45,6 +48,7 @@ class FiveHundredRumConfig(RuleOptions):
     episode: str = "hand"
     reward: str = "raw"
     max_steps: int | None = None
+    max_pile_draws: int = 100
 
     GAME_NAME = "500 Rum"
 
@@ -68,6 +72,7 @@ class FiveHundredRumConfig(RuleOptions):
         _int("target", 1, 100000)
         if self.max_steps is not None:
             _int("max_steps", 1, 10**9)
+        _int("max_pile_draws", 0, 10**6)
         need = self.num_players * self.hand_size + 1
         if need > self.deck_size:
             raise ValueError(

@@ -53,7 +53,8 @@ C_JOKER = 18
 C_DISCARD = 19
 C_PASS = 20
 C_NA = 21
-C_OBS = 22  # obs piece offsets start here (in E.Layout.pieces order)
+C_MAX_PILE = 22
+C_OBS = 23  # obs piece offsets start here (in E.Layout.pieces order)
 N_PIECES = 19
 C_SIZE = C_OBS + N_PIECES
 
@@ -99,6 +100,7 @@ def config_vector(config) -> np.ndarray:
     a[C_DISCARD] = lay.discard_base
     a[C_PASS] = lay.pass_action
     a[C_NA] = lay.num_actions
+    a[C_MAX_PILE] = config.max_pile_draws
     assert len(lay.pieces) == N_PIECES
     for k, piece in enumerate(lay.pieces):
         a[C_OBS + k] = piece.offset
@@ -482,6 +484,7 @@ def deal_hand(rec, cfg, shuffle):
     rec.took_pile = 0
     rec.went_out = -1
     rec.empty_turns = 0
+    rec.pile_draws = 0
 
 
 @njit(cache=True)
@@ -658,6 +661,7 @@ def apply_action(rec, cfg, tables, a, mask_buf, scratch):
         else:
             d = a - cfg[C_TAKE]
             x = _take_pile(rec, p, d)
+            rec.pile_draws += 1
             rec.took_pile = d + 1
             rec.taken_single = x if d == 0 else -1
             if d >= 1 or cfg[C_MUST_MELD]:
@@ -786,7 +790,8 @@ def _draw_mask(rec, cfg, tables, p, out, scratch):
     else:
         out[cfg[C_PASS]] = 1
     saved_o, saved_n, saved_t = rec.oblig, rec.oblig_new, rec.taken_single
-    for d in range(rec.pile_n):
+    n_pile = rec.pile_n if rec.pile_draws < cfg[C_MAX_PILE] else 0
+    for d in range(n_pile):
         for k in range(d + 1):
             rec.hands[p, rec.pile[rec.pile_n - 1 - k]] += 1
         x = rec.pile[rec.pile_n - 1 - d]

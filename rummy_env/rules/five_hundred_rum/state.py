@@ -52,6 +52,7 @@ def make_state_dtype(num_players: int, deck_size: int, max_melds: int) -> np.dty
             ("taken_single", np.int8),  # type taken as the single top discard this turn, -1
             ("took_pile", np.int8),  # cards taken from the pile this turn
             ("empty_turns", np.int16),  # turns ended since the stock ran out
+            ("pile_draws", np.int16),  # draws from the discard pile this hand (not calls)
             ("went_out", np.int8),  # player who went out in the last hand, -1
             ("outcome", np.int8),  # 0 playing, 1 went out, 2 stock exhausted
             ("winner", np.int8),  # game winner, -1

@@ -1,0 +1,383 @@
+"""Property tests over random 500 Rum games with random options (hypothesis).
+
+At every decision: the mask equals the slow pure-Python reference of the rules
+(``reference_500``), cards are conserved and every table meld is a valid meld, the "Rummy!"
+offer skipped exactly the players with no legal call, turn order is respected, each player's
+observation (and the mask of the player to act) is unchanged when only cards hidden from that
+player are shuffled. Along the hand: melded points follow the placement values; at every hand
+end the hand score is melded minus held, totals add up and the game ends by the target rule;
+once the stock is empty every player gets at most one more turn, and every hand ends.
+Crafted positions (random tables with jokers, hands near them, random phases and obligations)
+compare the masks as well.
+
+The players act at random with a bias towards melding, laying off, deep draws and calls, so
+that tables fill up and the pile rules are exercised. The table shapes are those of
+``test_500_api`` plus 3 players with two decks, as in ``test_500_rules`` (each record layout
+is compiled once, about half a minute on a cold numba cache).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from reference_500 import (
+    card_at,
+    card_value,
+    has_call,
+    is_valid_meld,
+    meld_cards,
+    placement_of,
+    reference_mask,
+    table_of,
+)
+
+from rummy_env import five_hundred_rum_v0
+from rummy_env.encodings import five_hundred_rum as E
+from rummy_env.rules.five_hundred_rum import kernels as K
+
+SHAPES = [
+    {"num_players": 2},
+    {"num_players": 4},
+    {"num_players": 8},  # two decks: 108 cards
+    {"num_players": 3, "no_jokers": True},
+    {"num_players": 5, "num_decks": 1},
+    {"num_players": 3, "num_decks": 2},  # two decks (108 cards) with small hands
+]
+
+OPTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        "values_5_10_15": st.booleans(),
+        "rummy_call": st.sampled_from(["full", "layoff_only", "none"]),
+        "must_meld_discard": st.booleans(),
+        "deepest_card_new_meld": st.booleans(),
+        "going_out": st.sampled_from(["any", "discard_required", "floating", "unplayable_discard"]),
+        "must_go_out_to_win": st.booleans(),
+        "episode": st.sampled_from(["hand", "game"]),
+        "target": st.integers(40, 200),
+    },
+)
+
+POLICY = st.fixed_dictionaries(
+    {
+        "meld": st.sampled_from([0.0, 0.3, 0.8, 1.0]),
+        "deep": st.sampled_from([0.0, 0.5, 0.9]),
+        "call": st.sampled_from([0.0, 0.7, 1.0]),
+    }
+)
+
+
+def _deck_counts(config) -> Counter:
+    c = Counter({card: config.decks for card in range(52)})
+    if config.jokers:
+        c[52] = config.jokers
+    return c
+
+
+def _all_cards(rec, config) -> Counter:
+    """Hands + stock + pile + table (jokers as type 52)."""
+    c: Counter = Counter()
+    for q in range(config.num_players):
+        for t in range(53):
+            c[t] += int(rec["hands"][q][t])
+    c.update(int(x) for x in rec["deck"][int(rec["deck_pos"]) :])
+    c.update(int(x) for x in rec["pile"][: int(rec["pile_n"])])
+    for meld in table_of(rec):
+        c.update(meld_cards(meld))
+    return +c
+
+
+def _hidden_shuffle(rec, p, config, rng):
+    """A copy of the record where the cards hidden from ``p`` (the other players' cards not
+    known from the pile, and the stock) are dealt differently.
+    """
+    r = rec.copy()
+    others = [q for q in range(config.num_players) if q != p]
+    hidden = {
+        q: np.array(r["hands"][q], np.int64) - np.array(r["known"][q], np.int64) for q in others
+    }
+    pos = int(r["deck_pos"])
+    pool = [int(c) for c in r["deck"][pos:]]
+    for q in others:
+        assert (hidden[q] >= 0).all()
+        pool += [c for c in range(53) for _ in range(int(hidden[q][c]))]
+    pool = list(rng.permutation(pool)) if pool else []
+    k = 0
+    for q in others:
+        n = int(hidden[q].sum())
+        new = np.array(r["known"][q], np.int64)
+        for c in pool[k : k + n]:
+            new[int(c)] += 1
+        k += n
+        r["hands"][q] = new.astype(np.int8)
+    r["deck"][pos:] = np.array(pool[k:], np.int8)
+    return r
+
+
+def _check_table(rec, n_p):
+    for m, meld in enumerate(table_of(rec)):
+        assert is_valid_meld(meld), meld
+        assert 0 <= int(rec["m_owner"][m]) < n_p
+
+
+def _choose(env, legal, ph, policy, rng):
+    """A random legal action, biased by the policy: place cards, take deep, call, and
+    otherwise mostly draw from the stock (so that hands move on to their end).
+    """
+    lay = env.layout
+    places = [a for a in legal if lay.meld_base <= a < lay.discard_base]
+    deep = [a for a in legal if lay.take_base < a < lay.meld_base]
+    takes = [a for a in legal if lay.take_base <= a < lay.meld_base]
+    if ph in (E.PH_PLAY, E.PH_CALL_LAYOFF) and places and rng.random() < policy["meld"]:
+        return int(rng.choice(places))
+    if ph == E.PH_DRAW:
+        if deep and rng.random() < policy["deep"]:
+            return max(deep) if rng.random() < 0.5 else int(rng.choice(deep))
+        if lay.draw_stock in legal and rng.random() < 0.8:
+            return lay.draw_stock
+    if ph == E.PH_CALL and takes and rng.random() < policy["call"]:
+        return int(rng.choice(takes))
+    return int(rng.choice(legal))
+
+
+def _predicted_hands(rec, env, a, pl):
+    """Every hand after action ``a`` (pl: its placement), for scoring a hand that ends."""
+    hands = np.array(rec["hands"], np.int64)
+    p = int(rec["cur"])
+    lay = env.layout
+    if pl is not None:
+        for c in pl.cards:
+            hands[p][c] -= 1
+    elif lay.discard_base <= a < lay.pass_action:
+        hands[p][a - lay.discard_base] -= 1
+    return hands
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    shape=st.sampled_from(SHAPES),
+    opts=OPTIONS,
+    policy=POLICY,
+)
+def test_random_games_match_the_reference_and_keep_every_invariant(seed, shape, opts, policy):
+    env = five_hundred_rum_v0.raw_env(**shape, **opts)
+    config = env.config
+    lay = env.layout
+    n_p = config.num_players
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    deck = _deck_counts(config)
+    melded = np.zeros(n_p, np.int64)
+    empty_stock_turns = 0
+    last_discarder = -1
+    for _ in range(1500):
+        rec = env.state_record
+        if rec["done"]:
+            break
+        p = int(rec["cur"])
+        ph = int(rec["phase"])
+        mask = env.observe(env.agent_selection)["action_mask"]
+        legal = sorted(np.flatnonzero(mask).tolist())
+        # the exact mask
+        assert set(legal) == reference_mask(rec, config), [
+            lay.action_name(a) for a in sorted(set(legal) ^ reference_mask(rec, config))
+        ]
+        # cards conserved, table valid, points melded so far
+        assert _all_cards(rec, config) == deck
+        _check_table(rec, n_p)
+        assert (rec["known"] <= rec["hands"]).all()
+        assert list(rec["melded_pts"]) == list(melded)
+        # no leak: shuffling what a player cannot see changes nothing it observes
+        for q in range(n_p):
+            r2 = _hidden_shuffle(rec, q, config, rng)
+            o2 = np.empty(lay.obs_size, np.float32)
+            K.write_obs(r2, env.game.cfg, q, o2)
+            assert np.array_equal(env.game.observe(0, q), o2)
+            if q == p:
+                saved = rec.copy()
+                env.game.states[0] = r2
+                env.game.refresh_masks()
+                assert np.array_equal(env.game.action_mask(0), mask)
+                env.game.states[0] = saved
+                env.game.refresh_masks()
+        if ph == E.PH_CALL:
+            assert config.rummy_call != "none" and p != int(rec["discarder"])
+            assert len(legal) > 1  # only players with a legal call are asked
+        stock = config.deck_size - int(rec["deck_pos"])
+        a = _choose(env, legal, ph, policy, rng)
+        pl = placement_of(rec, config, a)
+        if stock == 0 and (ph == E.PH_DRAW or (ph == E.PH_CALL and a != lay.pass_action)):
+            if not (ph == E.PH_CALL and config.rummy_call == "layoff_only"):
+                empty_stock_turns += 1
+                assert empty_stock_turns <= n_p  # at most one more turn each
+        is_discard = lay.discard_base <= a < lay.pass_action
+        if is_discard:
+            last_discarder = p
+        final_hands = _predicted_hands(rec, env, a, pl)
+        before_scores = np.array(rec["scores"], np.int64)
+        before_hands_played = int(rec["hands_played"])
+        before_dealer = int(rec["dealer"])
+        if pl is not None:
+            melded[p] += pl.points
+        env.step(a)
+        rec = env.state_record
+        if int(rec["hands_played"]) > before_hands_played:
+            # the hand is over: melded minus held
+            expect = [
+                int(melded[q])
+                - sum(
+                    card_value(c, config.values_5_10_15) * int(final_hands[q][c]) for c in range(53)
+                )
+                for q in range(n_p)
+            ]
+            assert list(rec["hand_pts"]) == expect
+            assert list(rec["scores"]) == list(before_scores + np.array(expect))
+            if config.episode == "hand" and config.reward == "raw":
+                assert [env.rewards[ag] for ag in env.possible_agents] == [float(x) for x in expect]
+            scores = [int(x) for x in rec["scores"]]
+            went_out = p if final_hands[p].sum() == 0 else -1
+            if int(rec["outcome"]) == E.OUT_WENT_OUT:
+                assert went_out == p
+            if config.must_go_out_to_win:
+                winner = went_out if went_out >= 0 and scores[went_out] >= config.target else -1
+            else:
+                best = max(scores)
+                leaders = [q for q in range(n_p) if scores[q] == best]
+                winner = leaders[0] if best >= config.target and len(leaders) == 1 else -1
+            if config.episode == "game":
+                assert bool(rec["done"]) == (winner >= 0)
+                if winner >= 0:
+                    assert int(rec["winner"]) == winner
+                else:  # the next hand: the dealer rotates left
+                    assert int(rec["dealer"]) == (before_dealer + 1) % n_p
+                    assert int(rec["cur"]) == (before_dealer + 2) % n_p
+                    assert int(rec["pile_n"]) == 1 and int(rec["n_melds"]) == 0
+                    assert all(int(rec["hands"][q].sum()) == config.hand_size for q in range(n_p))
+            melded[:] = 0
+            empty_stock_turns = 0
+            continue
+        # turn order after a discard, a declined call or a lay-off call
+        nph, cur = int(rec["phase"]), int(rec["cur"])
+        if is_discard or (ph == E.PH_CALL and a == lay.pass_action):
+            start = (p + 1) % n_p
+            stop = cur if nph == E.PH_CALL else last_discarder
+            q = start
+            while q != stop:  # every player skipped had no legal call
+                assert q == last_discarder or not has_call(rec, config, q)
+                q = (q + 1) % n_p
+            if nph == E.PH_DRAW:
+                assert cur == (last_discarder + 1) % n_p
+            else:
+                assert nph == E.PH_CALL
+        if ph == E.PH_CALL and a != lay.pass_action:
+            assert cur == p and nph in (E.PH_PLAY, E.PH_CALL_LAYOFF)
+        if ph == E.PH_CALL_LAYOFF and nph == E.PH_DRAW:
+            assert cur == (last_discarder + 1) % n_p  # play goes on as before the call
+    rec = env.state_record
+    if config.episode == "hand":
+        assert rec["done"]  # every hand ends
+
+
+# -- crafted positions ------------------------------------------------------------------------
+# Random games rarely reach crowded tables with jokers, long chains or deep obligations, so the
+# masks are also compared on crafted positions: random valid table melds (jokers anywhere), a
+# hand biased towards cards that fit them, a random pile, and a random phase with a random
+# obligation or single top card taken.
+
+
+def _craft(env, rng):
+    cfg = env.config
+    avail = Counter(_deck_counts(cfg))
+    rec = env.game.states[0]
+    rec["m_kind"][:] = 0
+    rec["m_nat"][:] = 0
+    rec["m_jok"][:] = 0
+    melds = []
+    for _ in range(int(rng.integers(0, 7))):
+        if rng.random() < 0.4:
+            r, j = int(rng.integers(13)), int(rng.integers(0, 3))
+            suits = [s for s in range(4) if rng.random() < 0.6][: 4 - j]
+            used = [s * 13 + r for s in suits] + [52] * j
+            meld = (1, r, 0, 0, sum(1 << s for s in suits), j)
+        else:
+            s, n = int(rng.integers(4)), int(rng.integers(3, 9))
+            lo = int(rng.integers(0, 15 - n))
+            jok = sum(1 << pos for pos in range(lo, lo + n) if rng.random() < 0.2)
+            nat = sum(1 << pos for pos in range(lo, lo + n)) & ~jok
+            meld = (2, s, lo, lo + n - 1, nat, jok)
+            used = [c for c in meld_cards(meld)]
+        if not is_valid_meld(meld) or Counter(used) - avail:
+            continue
+        avail -= Counter(used)
+        melds.append(meld)
+    for m, meld in enumerate(melds):
+        for f, v in zip(("m_kind", "m_key", "m_lo", "m_hi", "m_nat", "m_jok"), meld, strict=True):
+            rec[f][m] = v
+        rec["m_owner"][m] = int(rng.integers(cfg.num_players))
+    rec["n_melds"] = len(melds)
+    near = {52}
+    for kind, key, lo, hi, _, _ in melds:
+        if kind == 1:
+            near |= {s * 13 + key for s in range(4)}
+        else:
+            near |= {card_at(key, q) for q in range(lo - 3, hi + 4) if 0 <= q <= 13}
+    pool = [int(c) for c in rng.permutation(list(avail.elements()))]
+    pool.sort(key=lambda c: 0 if c in near and rng.random() < 0.7 else 1)
+    hn, pn = int(rng.integers(0, 12)), int(rng.integers(0, 10))
+    hand, pile, rest = pool[:hn], pool[hn : hn + pn], pool[hn + pn :]
+    rec["hands"][:] = 0
+    rec["known"][:] = 0
+    for c in hand:
+        rec["hands"][0][c] += 1
+    for q in range(1, cfg.num_players):
+        for c in rest[:5]:
+            rec["hands"][q][c] += 1
+        rest = rest[5:]
+    rec["pile"][: len(pile)] = pile
+    rec["pile_n"] = len(pile)
+    stock = len(rest) if rng.random() < 0.8 else 0
+    rec["deck_pos"] = cfg.deck_size - stock
+    rec["deck"][cfg.deck_size - stock :] = rest[:stock]
+    rec["cur"] = rec["turn"] = 0
+    rec["oblig"] = rec["taken_single"] = rec["discarder"] = -1
+    rec["oblig_new"] = 0
+    ph = int(rng.choice([E.PH_DRAW, E.PH_PLAY, E.PH_PLAY, E.PH_CALL, E.PH_CALL_LAYOFF]))
+    if ph in (E.PH_CALL, E.PH_CALL_LAYOFF) and cfg.rummy_call == "none":
+        ph = E.PH_PLAY
+    if ph == E.PH_CALL_LAYOFF and cfg.rummy_call != "layoff_only":
+        ph = E.PH_CALL
+    if ph in (E.PH_PLAY, E.PH_CALL_LAYOFF) and not hand:
+        ph = E.PH_DRAW
+    rec["phase"] = ph
+    held = sorted(set(hand))
+    if ph == E.PH_CALL:
+        rec["discarder"] = cfg.num_players - 1
+    elif ph == E.PH_CALL_LAYOFF:
+        rec["oblig"] = int(rng.choice(held))
+    elif ph == E.PH_PLAY:
+        u = rng.random()
+        if u < 0.4:
+            x = int(rng.choice(held))
+            rec["oblig"] = x
+            rec["oblig_new"] = int(cfg.deepest_card_new_meld and rng.random() < 0.8)
+            if cfg.must_meld_discard and rng.random() < 0.3:
+                rec["taken_single"] = x
+        elif u < 0.6:
+            rec["taken_single"] = int(rng.choice(held))
+    return rec
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), shape=st.sampled_from(SHAPES), opts=OPTIONS)
+def test_crafted_positions_match_the_reference(seed, shape, opts):
+    env = five_hundred_rum_v0.raw_env(**shape, **opts)
+    env.reset(seed=seed)
+    rec = _craft(env, np.random.default_rng(seed))
+    env.game.refresh_masks()
+    got = set(np.flatnonzero(env.game.action_mask(0)).tolist())
+    ref = reference_mask(rec, env.config)
+    assert got == ref, [env.layout.action_name(a) for a in sorted(got ^ ref)]
