@@ -16,6 +16,7 @@ from agents.ismcts import (
 )
 from agents.random_agent import RandomAgent
 from rummy_env import gin_rummy_v0
+from rummy_env.core import str_to_card
 from rummy_env.encodings import gin_rummy as E
 from rummy_env.rules.gin_rummy import kernels as K
 from rummy_env.rules.gin_rummy.config import GinRummyConfig
@@ -72,7 +73,8 @@ def test_tiny_budgets() -> None:
     env = gin_rummy_v0.raw_env()
     for agent in (
         ISMCTSAgent(iterations=1, batch_size=1, seed=0),
-        ISMCTSAgent(iterations=1, batch_size=1, root="ucb", seed=0),
+        ISMCTSAgent(iterations=1, batch_size=1, root="halving", knock="search", seed=0),
+        ISMCTSAgent(iterations=24, batch_size=8, root="halving", knock="search", seed=0),
         ISMCTSAgent(iterations=None, time_limit=0.001, batch_size=4, seed=0),
         ISMCTSAgent(iterations=5, time_limit=10.0, batch_size=64, max_depth=1, seed=0),
         ISMCTSAgent(iterations=8, rollout="random", objective="win", widening=None, seed=0),
@@ -92,6 +94,7 @@ def test_invalid_arguments() -> None:
         {"objective": "margin"},
         {"belief": "oracle"},
         {"root": "puct"},
+        {"knock": "never"},
         {"rollout_eps": 2.0},
     ):
         with pytest.raises(ValueError):
@@ -194,3 +197,22 @@ def test_beats_random_clearly() -> None:
         points += float(pts[seat]) - float(pts[1 - seat])
     assert wins >= 5
     assert points > 100
+
+
+def test_knock_always_plays_the_best_knock_at_once() -> None:
+    nd = "Ac 2c 3c 4d 4h 4s 7h 8h 9h Qs".split()
+    de = "5c 6c 9c Tc 2d 3d 6d 8d 9d Td".split()
+    cards = [str_to_card(c) for c in nd + de + ["Kd"]]
+    deck = [c for pair in zip(cards[:10], cards[10:20], strict=True) for c in pair]
+    deck += [cards[20]] + [c for c in range(52) if c not in set(cards)]
+    env = gin_rummy_v0.raw_env()
+    env.reset(options={"deck": deck, "dealer": 1})
+    env.step(E.TAKE_DISCARD)  # the non-dealer takes the Kd upcard
+    agent = ISMCTSAgent(iterations=64, seed=0)
+    a = agent.act(env.observe("player_0"), SeatView(env, "player_0"))
+    assert a == E.KNOCK_BASE + str_to_card("Qs")  # Kd was just taken: Qs leaves 10
+    assert agent.move_seconds == []
+    searching = ISMCTSAgent(iterations=64, knock="search", seed=0)
+    b = searching.act(env.observe("player_0"), SeatView(env, "player_0"))
+    assert env.observe("player_0")["action_mask"][b] == 1
+    assert len(searching.move_seconds) == 1
