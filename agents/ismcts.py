@@ -59,6 +59,14 @@ ucb, evidence, always, points (default)     200         57.0
 ucb, true opponent hand (cheating bound)    50          68.0
 =========================================  ===========  =============
 
+Final check of the defaults (``iterations=1000``) with the arena, 500 duplicate deals:
+``rummy-env arena --agents ismcts,simple --deals 500 --seed 2024 --workers 2`` gives 551 wins,
+448 losses, 1 dead hand: 55.2% [52.1, 58.2] (Wilson 95%; per-deal t interval 52.2-58.1), point
+margin -0.37 [-1.67, 0.94] per game - it wins more hands, not more points. Against random: 99.4%
+[98.2, 99.8]. A searched move takes 0.15 s on average (p95 0.20 s) on one core of the
+development machine (about 9 searched moves per hand; single legal moves and knocks are
+instant).
+
 The algorithm needs only ``view.sample_worlds`` and the batched game's ``masks``, ``step``,
 ``step_one`` and state records (``states["cur"]``, ``states["hands_played"]``); what is specific
 to a game (rollout policy, prior, the chance outcomes the searcher observes, the reward scale,
@@ -584,12 +592,13 @@ class ISMCTSAgent:
         rollout: ``"heuristic"`` (compiled game heuristic) or ``"random"``.
         rollout_eps: fraction of heuristic rollout decisions played at random.
         objective: ``"points"`` (hand points / largest hand score) or ``"win"`` (sign).
-        belief: ``"evidence"`` (the game's belief hook, Gin: :func:`gin_belief_worlds`) or
-            ``"uniform"`` (``view.sample_worlds`` as is).
-        root: ``"halving"`` (sequential halving over the root actions on common
-            determinizations) or ``"ucb"`` (plain SO-ISMCTS, most visited root action).
-        knock: ``"search"`` (knocking is one of the searched moves) or ``"always"`` (whenever
-            the game's ``knock_now`` hook offers a move that ends the hand, play it at once).
+        belief: ``"evidence"`` (default: the game's belief hook, Gin: :func:`gin_belief_worlds`)
+            or ``"uniform"`` (``view.sample_worlds`` as is).
+        root: ``"ucb"`` (default: plain SO-ISMCTS, most visited root action) or ``"halving"``
+            (sequential halving over the root actions on common determinizations).
+        knock: ``"always"`` (default: whenever the game's ``knock_now`` hook offers a move that
+            ends the hand, play it at once) or ``"search"`` (knocking is one of the searched
+            moves).
         seed: seed of the agent's generator (worlds and everything random in the search).
         name: the agent's name in reports.
 

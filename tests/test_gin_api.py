@@ -76,3 +76,10 @@ def test_ansi_render_shows_the_table():
     env.reset(seed=3)
     text = env.render()
     assert "player_0" in text and "stock 31 cards" in text and "upcard_offer" in text
+
+
+def test_observation_stays_in_its_space_with_a_high_knock_limit():
+    env = gin_rummy_v0.raw_env(knock_limit=25)
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    assert env.observation_space(env.agent_selection).contains(obs)

@@ -137,7 +137,7 @@ _PIECES = (
     ),
     ("stock_size", (1,), 1.0, "cards left in the stock / 31"),
     ("opponent_hand_size", (1,), 1.0, "cards in the opponent's hand / 11"),
-    ("knock_limit", (1,), 1.0, "knock limit of this hand / 10 (Oklahoma: from the upcard)"),
+    ("knock_limit", (1,), 10.0, "knock limit of this hand / 10 (Oklahoma: from the upcard)"),
     ("spade_double", (1,), 1.0, "1 if this hand's score is doubled (Oklahoma spade upcard)"),
     ("is_dealer", (1,), 1.0, "1 if the observer dealt this hand"),
     ("scores", (2,), np.inf, "match scores (observer, opponent) / target; 0 in hand episodes"),
