@@ -7,7 +7,7 @@
 | Parallel API       | No (turn-based)                                          |
 | Agents             | ``player_0``, ``player_1``                               |
 | Observation shape  | (225,); (537,) with ``auto_meld=False``                  |
-| Observation values | [0, 1] (``scores``, ``boxes``: [0, inf))                 |
+| Observation values | [0, 1]; knock_limit [0, 10]; scores, boxes [0, inf)      |
 | Vector env         | ``rummy_env.make_vec("gin_rummy", num_envs, **options)``  |
 
 Each hand: 10 cards each, the 21st card is the upcard. The non-dealer may take the upcard or pass,
