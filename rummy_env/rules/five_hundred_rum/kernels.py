@@ -28,6 +28,15 @@ from rummy_env.core.jmelds import (
     template_needs,
     template_size,
 )
+from rummy_env.core.table import (
+    can_lay_off,
+    fit_joker,
+    fit_natural,
+    lay_template,
+    place_card,
+    unlay_template,
+    unplace_card,
+)
 from rummy_env.encodings import five_hundred_rum as E
 
 # -- config vector --------------------------------------------------------------------------
@@ -152,203 +161,56 @@ def hand_points(rec, p, cfg) -> int:
 # -- table melds ----------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
-def _bits(x) -> int:
-    return popcount16(x)
-
-
-@njit(cache=True)
-def fit_natural(rec, m, c) -> int:
-    """Where natural ``c`` lays off on slot ``m``: -1 no; group: 14; run: the new position
-    (an ace that fits both ends of a 2..K run goes high, which scores more).
-    """
-    kind = rec.m_kind[m]
-    s = c // 13
-    r = c % 13
-    if kind == 1:
-        if rec.m_key[m] != r or rec.m_nat[m] >> s & 1:
-            return -1
-        if _bits(rec.m_nat[m]) + rec.m_jok[m] >= 4:
-            return -1
-        return 14
-    if kind != 2 or rec.m_key[m] != s:
-        return -1
-    lo = rec.m_lo[m]
-    hi = rec.m_hi[m]
-    if r == 0:
-        if hi == 12 and lo > 0:
-            return 13
-        if lo == 1 and hi < 13:
-            return 0
-        return -1
-    if r == lo - 1 and not (r == 0 and hi == 13):
-        return r
-    if r == hi + 1 and hi + 1 <= 12:
-        return r
-    return -1
-
-
-@njit(cache=True)
-def fit_joker(rec, m, e) -> int:
-    """Where a joker lays off on slot ``m`` at end ``e`` (0 group / low, 1 high); -1 no."""
-    kind = rec.m_kind[m]
-    if kind == 1:
-        if e != 0 or _bits(rec.m_nat[m]) + rec.m_jok[m] >= 4:
-            return -1
-        return 14
-    if kind != 2:
-        return -1
-    lo = rec.m_lo[m]
-    hi = rec.m_hi[m]
-    if e == 0:
-        if lo == 0 or (lo - 1 == 0 and hi == 13):
-            return -1
-        return lo - 1
-    if hi == 13 or (hi + 1 == 13 and lo == 0):
-        return -1
-    return hi + 1
-
-
 @njit(cache=True)
 def place_on_slot(rec, cfg, p, m, c, pos):
-    """Lay card type ``c`` from ``p``'s hand at position ``pos`` of slot ``m`` (14: group)."""
-    rec.hands[p, c] -= 1
-    if rec.known[p, c] > rec.hands[p, c]:
-        rec.known[p, c] = rec.hands[p, c]
-    if rec.m_kind[m] == 1:
-        if c == JOKER:
-            rec.m_jok[m] += 1
-        else:
-            rec.m_nat[m] |= 1 << (c // 13)
-        rec.melded_pts[p] += placed_value(c, -1, cfg)
-    else:
-        if c == JOKER:
-            rec.m_jok[m] |= 1 << pos
-        else:
-            rec.m_nat[m] |= 1 << pos
-        if pos < rec.m_lo[m]:
-            rec.m_lo[m] = pos
-        if pos > rec.m_hi[m]:
-            rec.m_hi[m] = pos
-        rec.melded_pts[p] += placed_value(c, pos, cfg)
+    """Lay card type ``c`` from ``p``'s hand at position ``pos`` of slot ``m`` (14: group);
+    its points go to ``p``.
+    """
+    place_card(rec, p, m, c, pos)
+    rec.melded_pts[p] += placed_value(c, -1 if pos == 14 else pos, cfg)
 
 
 @njit(cache=True)
 def unplace_on_slot(rec, cfg, p, m, c, pos, old_lo, old_hi, old_known):
     """Undo ``place_on_slot``."""
-    rec.hands[p, c] += 1
-    rec.known[p, c] = old_known
+    unplace_card(rec, p, m, c, pos, old_lo, old_hi, old_known)
+    rec.melded_pts[p] -= placed_value(c, -1 if pos == 14 else pos, cfg)
+
+
+@njit(cache=True)
+def slot_points(rec, cfg, m) -> int:
+    """Points of the cards in slot ``m`` (jokers 15, a low ace 1 or 5)."""
     if rec.m_kind[m] == 1:
-        if c == JOKER:
-            rec.m_jok[m] -= 1
-        else:
-            rec.m_nat[m] &= ~(1 << (c // 13))
-        rec.melded_pts[p] -= placed_value(c, -1, cfg)
-    else:
-        if c == JOKER:
-            rec.m_jok[m] &= ~(1 << pos)
-        else:
-            rec.m_nat[m] &= ~(1 << pos)
-        rec.m_lo[m] = old_lo
-        rec.m_hi[m] = old_hi
-        rec.melded_pts[p] -= placed_value(c, pos, cfg)
+        pts = 15 * rec.m_jok[m]
+        for s in range(4):
+            if rec.m_nat[m] >> s & 1:
+                pts += card_value(s * 13 + rec.m_key[m], cfg)
+        return pts
+    pts = 15 * popcount16(rec.m_jok[m])
+    for pos in range(rec.m_lo[m], rec.m_hi[m] + 1):
+        if rec.m_nat[m] >> pos & 1:
+            pts += placed_value(pos_card(rec.m_key[m], pos), pos, cfg)
+    return pts
 
 
 @njit(cache=True)
 def create_meld(rec, cfg, tables, p, t):
     """Lay template ``t`` from ``p``'s hand into the next slot (naturals where the hand holds
-    them, jokers elsewhere). Returns the number of jokers used.
+    them, jokers elsewhere); its points go to ``p``. Returns the number of jokers used.
     """
-    kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
-    m = rec.n_melds
-    rec.n_melds += 1
-    rec.m_owner[m] = p
-    pts = 0
-    if kinds[t] == 1:
-        rec.m_kind[m] = 1
-        rec.m_key[m] = ta[t]
-        rec.m_nat[m] = tb[t]
-        rec.m_jok[m] = tc[t]
-        rec.m_lo[m] = 0
-        rec.m_hi[m] = 0
-        j = tc[t]
-        for s in range(4):
-            if tb[t] >> s & 1:
-                c = s * 13 + ta[t]
-                rec.hands[p, c] -= 1
-                pts += placed_value(c, -1, cfg)
-    else:
-        rec.m_kind[m] = 2
-        s = ta[t]
-        rec.m_key[m] = s
-        rec.m_lo[m] = tb[t]
-        rec.m_hi[m] = tc[t]
-        natm = 0
-        jokm = 0
-        j = 0
-        for pos in range(tb[t], tc[t] + 1):
-            c = pos_card(s, pos)
-            if rec.hands[p, c] >= 1:
-                natm |= 1 << pos
-                rec.hands[p, c] -= 1
-                pts += placed_value(c, pos, cfg)
-            else:
-                jokm |= 1 << pos
-                j += 1
-        rec.m_nat[m] = natm
-        rec.m_jok[m] = jokm
-    rec.hands[p, JOKER] -= j
-    pts += 15 * j
-    rec.melded_pts[p] += pts
-    for c in range(53):
-        if rec.known[p, c] > rec.hands[p, c]:
-            rec.known[p, c] = rec.hands[p, c]
+    j = lay_template(rec, tables, p, t)
+    rec.melded_pts[p] += slot_points(rec, cfg, rec.n_melds - 1)
     return j
 
 
 @njit(cache=True)
 def remove_last_meld(rec, cfg, tables, p, t, j, known_save):
     """Undo ``create_meld``."""
-    kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
-    m = rec.n_melds - 1
-    pts = 0
-    if kinds[t] == 1:
-        for s in range(4):
-            if tb[t] >> s & 1:
-                c = s * 13 + ta[t]
-                rec.hands[p, c] += 1
-                pts += placed_value(c, -1, cfg)
-    else:
-        s = ta[t]
-        for pos in range(tb[t], tc[t] + 1):
-            if rec.m_nat[m] >> pos & 1:
-                c = pos_card(s, pos)
-                rec.hands[p, c] += 1
-                pts += placed_value(c, pos, cfg)
-    rec.hands[p, JOKER] += j
-    pts += 15 * j
-    rec.melded_pts[p] -= pts
-    rec.m_kind[m] = 0
-    rec.m_nat[m] = 0
-    rec.m_jok[m] = 0
-    rec.n_melds -= 1
-    for c in range(53):
-        rec.known[p, c] = known_save[c]
+    rec.melded_pts[p] -= slot_points(rec, cfg, rec.n_melds - 1)
+    unlay_template(rec, tables, p, t, j, known_save)
 
 
 # -- obligations and turn completion --------------------------------------------------------
-
-
-@njit(cache=True)
-def can_lay_off(rec, c) -> bool:
-    """True if card type ``c`` lays off directly on some table meld."""
-    for m in range(rec.n_melds):
-        if c == JOKER:
-            if fit_joker(rec, m, 0) >= 0 or fit_joker(rec, m, 1) >= 0:
-                return True
-        elif fit_natural(rec, m, c) >= 0:
-            return True
-    return False
 
 
 @njit(cache=True)

@@ -1,0 +1,205 @@
+"""Table meld slots with jokers, shared by 500 Rum and Rummy 51 (compiled helpers).
+
+A game record holds its table melds as slots (fields ``m_kind``, ``m_key``, ``m_lo``, ``m_hi``,
+``m_nat``, ``m_jok``, ``m_owner``, ``n_melds``) and its hands as count vectors ``hands[p, 53]``
+with ``known[p, 53]``, the cards each player is publicly known to hold:
+
+- group: ``m_key`` = rank, ``m_nat`` = bitmask of its natural suits, ``m_jok`` = joker count
+  (at most 4 cards, naturals of different suits);
+- run: ``m_key`` = suit, positions ``m_lo..m_hi`` on the 14-position axis of ``core.jmelds``,
+  ``m_nat`` / ``m_jok`` = bitmasks of the positions held by naturals / jokers.
+
+These helpers move cards between a hand and the table; scoring is the game's business.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from rummy_env.core.jmelds import JOKER, popcount16, pos_card
+
+
+@njit(cache=True)
+def fit_natural(rec, m, c) -> int:
+    """Where natural ``c`` lays off on slot ``m``: -1 no; group: 14; run: the new position
+    (an ace that fits both ends of a 2..K run goes high).
+    """
+    kind = rec.m_kind[m]
+    s = c // 13
+    r = c % 13
+    if kind == 1:
+        if rec.m_key[m] != r or rec.m_nat[m] >> s & 1:
+            return -1
+        if popcount16(rec.m_nat[m]) + rec.m_jok[m] >= 4:
+            return -1
+        return 14
+    if kind != 2 or rec.m_key[m] != s:
+        return -1
+    lo = rec.m_lo[m]
+    hi = rec.m_hi[m]
+    if r == 0:
+        if hi == 12 and lo > 0:
+            return 13
+        if lo == 1 and hi < 13:
+            return 0
+        return -1
+    if r == lo - 1:
+        return r
+    if r == hi + 1 and hi + 1 <= 12:
+        return r
+    return -1
+
+
+@njit(cache=True)
+def fit_joker(rec, m, e) -> int:
+    """Where a joker lays off on slot ``m`` at end ``e`` (0 group / low, 1 high); -1 no."""
+    kind = rec.m_kind[m]
+    if kind == 1:
+        if e != 0 or popcount16(rec.m_nat[m]) + rec.m_jok[m] >= 4:
+            return -1
+        return 14
+    if kind != 2:
+        return -1
+    lo = rec.m_lo[m]
+    hi = rec.m_hi[m]
+    if e == 0:
+        if lo == 0 or (lo - 1 == 0 and hi == 13):
+            return -1
+        return lo - 1
+    if hi == 13 or (hi + 1 == 13 and lo == 0):
+        return -1
+    return hi + 1
+
+
+@njit(cache=True)
+def can_lay_off(rec, c) -> bool:
+    """True if card type ``c`` lays off directly on some table meld."""
+    for m in range(rec.n_melds):
+        if c == JOKER:
+            if fit_joker(rec, m, 0) >= 0 or fit_joker(rec, m, 1) >= 0:
+                return True
+        elif fit_natural(rec, m, c) >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def joker_room(rec) -> int:
+    """Jokers the table melds can still take as lay-offs (runs up to 13 cards, groups to 4)."""
+    n = 0
+    for m in range(rec.n_melds):
+        if rec.m_kind[m] == 1:
+            n += 4 - popcount16(rec.m_nat[m]) - rec.m_jok[m]
+        elif rec.m_kind[m] == 2:
+            n += 13 - (rec.m_hi[m] - rec.m_lo[m] + 1)
+    return n
+
+
+@njit(cache=True)
+def place_card(rec, p, m, c, pos):
+    """Lay card type ``c`` from ``p``'s hand at position ``pos`` of slot ``m`` (14: group)."""
+    rec.hands[p, c] -= 1
+    if rec.known[p, c] > rec.hands[p, c]:
+        rec.known[p, c] = rec.hands[p, c]
+    if rec.m_kind[m] == 1:
+        if c == JOKER:
+            rec.m_jok[m] += 1
+        else:
+            rec.m_nat[m] |= 1 << (c // 13)
+    else:
+        if c == JOKER:
+            rec.m_jok[m] |= 1 << pos
+        else:
+            rec.m_nat[m] |= 1 << pos
+        if pos < rec.m_lo[m]:
+            rec.m_lo[m] = pos
+        if pos > rec.m_hi[m]:
+            rec.m_hi[m] = pos
+
+
+@njit(cache=True)
+def unplace_card(rec, p, m, c, pos, old_lo, old_hi, old_known):
+    """Undo ``place_card``."""
+    rec.hands[p, c] += 1
+    rec.known[p, c] = old_known
+    if rec.m_kind[m] == 1:
+        if c == JOKER:
+            rec.m_jok[m] -= 1
+        else:
+            rec.m_nat[m] &= ~(1 << (c // 13))
+    else:
+        if c == JOKER:
+            rec.m_jok[m] &= ~(1 << pos)
+        else:
+            rec.m_nat[m] &= ~(1 << pos)
+        rec.m_lo[m] = old_lo
+        rec.m_hi[m] = old_hi
+
+
+@njit(cache=True)
+def lay_template(rec, tables, p, t) -> int:
+    """Lay template ``t`` from ``p``'s hand into the next slot (naturals where the hand holds
+    them, jokers elsewhere). Returns the number of jokers used.
+    """
+    kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
+    m = rec.n_melds
+    rec.n_melds += 1
+    rec.m_owner[m] = p
+    if kinds[t] == 1:
+        rec.m_kind[m] = 1
+        rec.m_key[m] = ta[t]
+        rec.m_nat[m] = tb[t]
+        rec.m_jok[m] = tc[t]
+        rec.m_lo[m] = 0
+        rec.m_hi[m] = 0
+        j = tc[t]
+        for s in range(4):
+            if tb[t] >> s & 1:
+                rec.hands[p, s * 13 + ta[t]] -= 1
+    else:
+        rec.m_kind[m] = 2
+        s = ta[t]
+        rec.m_key[m] = s
+        rec.m_lo[m] = tb[t]
+        rec.m_hi[m] = tc[t]
+        natm = 0
+        jokm = 0
+        j = 0
+        for pos in range(tb[t], tc[t] + 1):
+            c = pos_card(s, pos)
+            if rec.hands[p, c] >= 1:
+                natm |= 1 << pos
+                rec.hands[p, c] -= 1
+            else:
+                jokm |= 1 << pos
+                j += 1
+        rec.m_nat[m] = natm
+        rec.m_jok[m] = jokm
+    rec.hands[p, JOKER] -= j
+    for c in range(53):
+        if rec.known[p, c] > rec.hands[p, c]:
+            rec.known[p, c] = rec.hands[p, c]
+    return j
+
+
+@njit(cache=True)
+def unlay_template(rec, tables, p, t, j, known_save):
+    """Undo ``lay_template`` (the last slot goes back to ``p``'s hand)."""
+    kinds, ta, tb = tables[0], tables[1], tables[2]
+    m = rec.n_melds - 1
+    if kinds[t] == 1:
+        for s in range(4):
+            if tb[t] >> s & 1:
+                rec.hands[p, s * 13 + ta[t]] += 1
+    else:
+        s = ta[t]
+        for pos in range(rec.m_lo[m], rec.m_hi[m] + 1):
+            if rec.m_nat[m] >> pos & 1:
+                rec.hands[p, pos_card(s, pos)] += 1
+    rec.hands[p, JOKER] += j
+    rec.m_kind[m] = 0
+    rec.m_nat[m] = 0
+    rec.m_jok[m] = 0
+    rec.n_melds -= 1
+    for c in range(53):
+        rec.known[p, c] = known_save[c]
