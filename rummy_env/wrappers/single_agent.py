@@ -1,0 +1,230 @@
+"""Gymnasium single-agent view of a rummy game: one learner seat against fixed opponents.
+
+The learner acts in one seat; every other seat is played by an opponent agent (anything with
+``act(observation, view)`` from ``agents/``, or a registry name such as ``"simple"``). A step is
+one learner decision followed by the opponents' decisions up to the learner's next turn (or the
+end of the episode); the reward is the sum of the learner's rewards over those decisions.
+
+``action_masks()`` returns the learner's legal actions, the method sb3-contrib's ``MaskablePPO``
+looks for, so ``MaskablePPO("MlpPolicy", RummySingleAgentEnv("gin_rummy"))`` trains out of the
+box; :func:`make_sb3_vec_env` builds the vectorised form (many games per SB3 step).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from agents.base import SeatView
+from rummy_env.wrappers.features import add_features, feature_size
+
+AgentLike = Any
+"""An agent instance (``act(observation, view)``) or an agent spec string for the registry."""
+
+ILLEGAL_ACTIONS = ("random", "raise")
+
+
+def _make_agent(spec: AgentLike, seed: int) -> Any:
+    if isinstance(spec, str):
+        from agents.arena.registry import make_agent
+
+        return make_agent(spec, seed=seed)
+    return spec
+
+
+class RummySingleAgentEnv(gym.Env):
+    """One seat of a rummy game as a Gymnasium env; the other seats are fixed opponents.
+
+    Observations are the learner's observation vector (``float32``, with the extra features of
+    ``features`` appended); actions are the game's action ids. Illegal actions cannot happen
+    with a masked learner; a plain ``action_space.sample()`` (as in Gymnasium's ``check_env``)
+    may pick one, so by default it is replaced by a uniformly random legal action drawn from
+    the env's seeded generator (``info["illegal_action"]`` is then True).
+
+    Args:
+        game: game name (``"gin_rummy"``, ``"five_hundred_rum"``, ...): ``rummy_env.<game>_v0``.
+        opponents: one agent or agent spec for every other seat, or a sequence with one per
+            opponent seat (in seat order, skipping the learner). Specs (strings, e.g.
+            ``"simple"``, ``"random"``) are rebuilt at each reset with seeds drawn from the env's
+            generator, so a seeded reset replays exactly.
+        learner_seat: the learner's seat; ``None`` draws it at each reset (both seats seen).
+        features: extra observation features (:mod:`rummy_env.wrappers.features`).
+        illegal_action: ``"random"`` (replace, see above) or ``"raise"`` (``ValueError``).
+        render_mode: passed to the AEC env (``"ansi"``).
+        **options: the game's rule options.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        game: str = "gin_rummy",
+        opponents: AgentLike | Sequence[AgentLike] = "random",
+        learner_seat: int | None = None,
+        features: str = "none",
+        illegal_action: str = "random",
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}")
+        mod = importlib.import_module(f"rummy_env.{game}_v0")
+        self.game = game
+        self.aec = mod.raw_env(render_mode=render_mode, **options)
+        self.render_mode = render_mode
+        self.num_players = len(self.aec.possible_agents)
+        n_opp = self.num_players - 1
+        if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence):
+            opponents = [opponents] * n_opp
+        if len(opponents) != n_opp:
+            raise ValueError(f"need {n_opp} opponent(s), got {len(opponents)}")
+        self._opponent_specs = list(opponents)
+        if learner_seat is not None and not 0 <= learner_seat < self.num_players:
+            raise ValueError(f"learner_seat must be in 0..{self.num_players - 1}")
+        self.fixed_seat = learner_seat
+        self.features = features
+        self.illegal_action = illegal_action
+        agent0 = self.aec.possible_agents[0]
+        base = self.aec.observation_space(agent0)["observation"]
+        self.num_actions = int(self.aec.action_space(agent0).n)
+        size = base.shape[0] + feature_size(features)
+        self.observation_space = spaces.Box(0.0, np.inf, shape=(size,), dtype=np.float32)
+        self.action_space = spaces.Discrete(self.num_actions)
+        self.learner_seat = 0 if learner_seat is None else learner_seat
+        self._opponents: dict[str, Any] = {}
+        self._views: dict[str, SeatView] = {}
+        self._done = True
+
+    # -- helpers ------------------------------------------------------------------------------
+    @property
+    def learner(self) -> str:
+        """The learner's agent name."""
+        return self.aec.possible_agents[self.learner_seat]
+
+    def _obs(self) -> np.ndarray:
+        raw = self.aec.observe(self.learner)["observation"]
+        return add_features(self.features, raw) if self.features != "none" else raw
+
+    def _finished(self) -> tuple[bool, bool]:
+        names = self.aec.possible_agents
+        term = all(self.aec.terminations[a] for a in names)
+        trunc = any(self.aec.truncations[a] for a in names)
+        return term and not trunc, trunc
+
+    def _play_opponents(self) -> tuple[float, bool, bool]:
+        """Opponents act until the learner's turn or the end; returns (learner reward, term,
+        trunc) accumulated over their decisions.
+        """
+        reward = 0.0
+        term, trunc = self._finished()
+        while not (term or trunc) and self.aec.agent_selection != self.learner:
+            agent = self.aec.agent_selection
+            obs = self.aec.observe(agent)
+            self.aec.step(int(self._opponents[agent].act(obs, self._views[agent])))
+            reward += float(self.aec.rewards[self.learner])
+            term, trunc = self._finished()
+        return reward, term, trunc
+
+    def _info(self) -> dict[str, Any]:
+        return {"learner_seat": self.learner_seat, **self.aec.infos.get(self.learner, {})}
+
+    # -- Gymnasium API ------------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal a new episode and play the opponents up to the learner's first decision.
+
+        ``options`` may hold ``learner_seat``, ``deck`` and ``dealer`` (see the AEC env).
+        """
+        super().reset(seed=seed)
+        options = dict(options or {})
+        seat = options.pop("learner_seat", self.fixed_seat)
+        rng = self.np_random
+        self.learner_seat = int(rng.integers(self.num_players)) if seat is None else int(seat)
+        self.aec.reset(seed=int(rng.integers(2**31 - 1)), options=options or None)
+        others = [a for a in self.aec.possible_agents if a != self.learner]
+        self._opponents = {
+            a: _make_agent(s, int(rng.integers(2**31 - 1)))
+            for a, s in zip(others, self._opponent_specs, strict=True)
+        }
+        self._views = {a: SeatView(self.aec, a) for a in others}
+        _, term, trunc = self._play_opponents()
+        self._done = term or trunc
+        return self._obs(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """One learner decision, then the opponents' decisions up to the learner's next one."""
+        if self._done:
+            raise RuntimeError("episode is over: call reset()")
+        mask = self.action_masks()
+        a = int(action)
+        illegal = not (0 <= a < self.num_actions and mask[a] == 1)
+        if illegal:
+            if self.illegal_action == "raise":
+                raise ValueError(f"action {a} is not legal now")
+            legal = np.flatnonzero(mask)
+            a = int(legal[self.np_random.integers(legal.size)])
+        self.aec.step(a)
+        reward = float(self.aec.rewards[self.learner])
+        more, term, trunc = self._play_opponents()
+        self._done = term or trunc
+        info = self._info()
+        info["illegal_action"] = illegal
+        return self._obs(), reward + more, term, trunc, info
+
+    def action_masks(self) -> np.ndarray:
+        """(A,) bool mask of the learner's legal actions (all False once the episode is over)."""
+        if self._done or self.aec.agent_selection != self.learner:
+            return np.zeros(self.num_actions, dtype=bool)
+        return self.aec.observe(self.learner)["action_mask"].astype(bool)
+
+    def render(self) -> str | None:
+        """The AEC env's rendering (``render_mode="ansi"``: text)."""
+        return self.aec.render()
+
+    def close(self) -> None:
+        """Close the AEC env."""
+        self.aec.close()
+
+
+def make_sb3_vec_env(
+    game: str = "gin_rummy",
+    n_envs: int = 8,
+    seed: int = 0,
+    subprocess: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """``n_envs`` single-agent games as one SB3 ``VecEnv`` (``MaskablePPO`` reads
+    ``action_masks`` through ``env_method``), each game seeded ``seed + i``.
+
+    Args:
+        game: game name.
+        n_envs: number of games stepped per SB3 step.
+        seed: base seed.
+        subprocess: ``SubprocVecEnv`` (one process per game) instead of ``DummyVecEnv``; on a
+            2-core machine the in-process form is usually faster.
+        **kwargs: :class:`RummySingleAgentEnv` arguments and rule options.
+    """
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    def thunk(i: int) -> Callable[[], gym.Env]:
+        def make() -> gym.Env:
+            env = Monitor(RummySingleAgentEnv(game, **kwargs))
+            env.reset(seed=seed + i)
+            return env
+
+        return make
+
+    fns = [thunk(i) for i in range(n_envs)]
+    venv = SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
+    venv.seed(seed)
+    return venv
+
+
+__all__ = ["ILLEGAL_ACTIONS", "RummySingleAgentEnv", "make_sb3_vec_env"]
