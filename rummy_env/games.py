@@ -6,8 +6,11 @@ from rummy_env.rules.five_hundred_rum.config import FiveHundredRumConfig
 from rummy_env.rules.five_hundred_rum.game import FiveHundredRumGame
 from rummy_env.rules.gin_rummy.config import GinRummyConfig
 from rummy_env.rules.gin_rummy.game import GinRummyGame
+from rummy_env.rules.rummy51.config import Rummy51Config
+from rummy_env.rules.rummy51.game import Rummy51Game
 
 GAMES = {
     "gin_rummy": (GinRummyConfig, GinRummyGame),
     "five_hundred_rum": (FiveHundredRumConfig, FiveHundredRumGame),
+    "rummy51": (Rummy51Config, Rummy51Game),
 }

@@ -191,6 +191,16 @@ def template_has_natural(t, x, kinds, ta, tb, tc) -> bool:
     return tb[t] <= r <= tc[t]
 
 
+@njit(cache=True)
+def template_uses(t, j, c, kinds, ta, tb, tc) -> bool:
+    """Does template ``t``, laid with ``j`` jokers, take a card of type ``c`` (-1: none)?"""
+    if c < 0:
+        return False
+    if c == JOKER:
+        return j >= 1
+    return template_has_natural(t, c, kinds, ta, tb, tc)
+
+
 def template_str(t: int) -> str:
     """Readable template, e.g. ``"group 9: c d + 1 JK"`` or ``"run h 5..8"``."""
     from rummy_env.core.cards import RANKS, SUITS

@@ -203,3 +203,31 @@ def unlay_template(rec, tables, p, t, j, known_save):
     rec.n_melds -= 1
     for c in range(53):
         rec.known[p, c] = known_save[c]
+
+
+@njit(cache=True)
+def write_table_obs(rec, p, p_n, out, o_kind, o_owner, o_cards, o_jok, o_ends):
+    """Write the table melds as the pieces of ``encodings.pieces.table_specs`` (owners
+    seat-relative to ``p``), at the given offsets of ``out``.
+    """
+    for m in range(rec.n_melds):
+        kind = rec.m_kind[m]
+        out[o_kind + 2 * m + kind - 1] = 1.0
+        out[o_owner + m * p_n + (rec.m_owner[m] - p) % p_n] = 1.0
+        if kind == 1:
+            r = rec.m_key[m]
+            for s in range(4):
+                if rec.m_nat[m] >> s & 1:
+                    out[o_cards + m * 52 + s * 13 + r] = 1.0
+            out[o_jok + m * 14] = rec.m_jok[m] / 4.0
+            out[o_ends + 2 * m] = r / 12.0
+            out[o_ends + 2 * m + 1] = r / 12.0
+        else:
+            s = rec.m_key[m]
+            for pos in range(14):
+                if rec.m_nat[m] >> pos & 1:
+                    out[o_cards + m * 52 + pos_card(s, pos)] = 1.0
+                if rec.m_jok[m] >> pos & 1:
+                    out[o_jok + m * 14 + pos] = 1.0
+            out[o_ends + 2 * m] = rec.m_lo[m] / 13.0
+            out[o_ends + 2 * m + 1] = rec.m_hi[m] / 13.0

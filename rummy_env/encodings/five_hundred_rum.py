@@ -28,7 +28,7 @@ import numpy as np
 
 from rummy_env.core.cards import card_to_str
 from rummy_env.core.jmelds import NUM_TEMPLATES, template_str
-from rummy_env.encodings.pieces import Piece
+from rummy_env.encodings.pieces import Piece, build_pieces, table_specs
 
 NUM_TYPES = 53
 
@@ -151,15 +151,7 @@ class Layout:
                 "1 - depth/D of the shallowest copy of each type, 0 if absent",
             ),
             ("known", (p - 1, NUM_TYPES), "cards each other player is known to hold / 2"),
-            ("meld_kind", (m, 2), "per table slot: one-hot group / run (zeros: empty)"),
-            ("meld_owner", (m, p), "per slot: one-hot of the player who laid it (seat-relative)"),
-            ("meld_cards", (m, 52), "per slot: natural cards in the meld"),
-            (
-                "meld_jokers",
-                (m, 14),
-                "per slot: run positions held by jokers; groups: count in [0]",
-            ),
-            ("meld_ends", (m, 2), "per slot: run low and high position / 13 (groups: rank / 12)"),
+            *table_specs(m, p),
             ("hand_sizes", (p,), "cards in each player's hand / 13"),
             ("stock_size", (1,), "cards in the stock / D"),
             ("melded_points", (p,), "points each player melded this hand / 100"),
@@ -174,12 +166,7 @@ class Layout:
                 "one-hot of the single top discard taken (not discardable)",
             ),
         )
-        out, off = [], 0
-        for name, shape, doc in specs:
-            piece = Piece(name, off, shape, doc)
-            out.append(piece)
-            off += piece.size
-        return tuple(out)
+        return build_pieces(specs)
 
     @property
     def obs_size(self) -> int:

@@ -21,3 +21,25 @@ class Piece:
     def size(self) -> int:
         """Number of floats."""
         return int(np.prod(self.shape))
+
+
+def build_pieces(specs: tuple[tuple[str, tuple[int, ...], str], ...]) -> tuple[Piece, ...]:
+    """Pieces laid end to end from (name, shape, doc) specs."""
+    out, off = [], 0
+    for name, shape, doc in specs:
+        piece = Piece(name, off, shape, doc)
+        out.append(piece)
+        off += piece.size
+    return tuple(out)
+
+
+def table_specs(max_melds: int, num_players: int) -> tuple[tuple[str, tuple[int, ...], str], ...]:
+    """The table-meld pieces of the joker games (written by ``core.table.write_table_obs``)."""
+    m, p = max_melds, num_players
+    return (
+        ("meld_kind", (m, 2), "per table slot: one-hot group / run (zeros: empty)"),
+        ("meld_owner", (m, p), "per slot: one-hot of the player who laid it (seat-relative)"),
+        ("meld_cards", (m, 52), "per slot: natural cards in the meld"),
+        ("meld_jokers", (m, 14), "per slot: run positions held by jokers; groups: count in [0]"),
+        ("meld_ends", (m, 2), "per slot: run low and high position / 13 (groups: rank / 12)"),
+    )

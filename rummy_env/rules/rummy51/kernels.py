@@ -1,0 +1,1128 @@
+"""Rummy 51 rules as compiled kernels over state records (RULES.md §3).
+
+One implementation for the AEC env (a batch of one) and the vector env. Masks are exact: an
+action is allowed only if it is legal now and the turn can still be completed after it. Before a
+player has opened, "can still be completed" means: no opening started (a discard is possible),
+or new melds from the hand can still bring this turn's total to the threshold while keeping a
+card to discard; that is decided by a small exact search over disjoint meld templates
+(``_reach``). The table code (slots, lay-offs, jokers) is ``core.table``, shared with 500 Rum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from rummy_env.core import rng as _rng
+from rummy_env.core.jmelds import (
+    JOKER,
+    NUM_TEMPLATES,
+    TPL_A,
+    TPL_B,
+    TPL_C,
+    TPL_KIND,
+    TPL_WIN,
+    feasible_templates,
+    hand_masks,
+    pos_card,
+    template_size,
+    template_uses,
+)
+from rummy_env.core.table import (
+    fit_joker,
+    fit_natural,
+    joker_room,
+    lay_template,
+    place_card,
+    unlay_template,
+    unplace_card,
+    write_table_obs,
+)
+from rummy_env.encodings import rummy51 as E
+
+# -- config vector --------------------------------------------------------------------------
+C_P = 0
+C_D = 1
+C_M = 2
+C_HAND = 3
+C_THRESH = 4
+C_MAX_RESH = 5
+C_RJ_MELD = 6  # retrieved_joker_must_be_melded
+C_DD_OPEN = 7  # discard_draw_requires_opening
+C_MATCH = 8
+C_ELIM = 9
+C_REWARD = 10  # 0 penalty, 1 zero_sum, 2 normalized, 3 payout
+C_MAX_STEPS = 11
+C_MELD = 12
+C_LAYOFF = 13
+C_JOKER = 14
+C_RETRIEVE = 15
+C_DISCARD = 16
+C_NA = 17
+C_MAX_PILE = 18
+C_OBS = 19  # obs piece offsets start here (in E.Layout.pieces order)
+N_PIECES = 21
+C_SIZE = C_OBS + N_PIECES
+
+R_PENALTY = 0
+R_ZERO_SUM = 1
+R_NORMALIZED = 2
+R_PAYOUT = 3
+
+PH_DRAW = E.PH_DRAW
+PH_PLAY = E.PH_PLAY
+PH_OVER = E.PH_OVER
+
+DEPTH = 24  # search depth bound: a hand never holds more than 15 naturals
+RUMMY_BONUS = 25
+JOKER_PENALTY = 25
+
+
+def _pos_value(pos: int) -> int:
+    """Points of a card at run position ``pos`` (0 = low ace 1, 13 = high ace 11)."""
+    if pos == 0:
+        return 1
+    if pos == 13:
+        return 11
+    return min(pos + 1, 10)
+
+
+def _template_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Per template: its points (jokers count as the card they stand for) and the jokers the
+    meld can still take as lay-offs once laid.
+    """
+    val = np.zeros(NUM_TEMPLATES, np.int64)
+    room = np.zeros(NUM_TEMPLATES, np.int64)
+    for t in range(NUM_TEMPLATES):
+        if TPL_KIND[t] == 1:
+            r = int(TPL_A[t])
+            size = bin(int(TPL_B[t])).count("1") + int(TPL_C[t])
+            val[t] = size * (11 if r == 0 else min(r + 1, 10))
+            room[t] = 4 - size
+        else:
+            lo, hi = int(TPL_B[t]), int(TPL_C[t])
+            val[t] = sum(_pos_value(pos) for pos in range(lo, hi + 1))
+            room[t] = 13 - (hi - lo + 1)
+    return val, room
+
+
+TPL_VAL, TPL_ROOM = _template_tables()
+TABLES = (TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN, TPL_VAL, TPL_ROOM)
+
+
+def config_vector(config) -> np.ndarray:
+    """The int64 vector the kernels read (see the ``C_*`` indices)."""
+    lay = E.Layout(config.num_players, config.deck_size)
+    a = np.zeros(C_SIZE, np.int64)
+    a[C_P] = config.num_players
+    a[C_D] = config.deck_size
+    a[C_M] = config.max_melds
+    a[C_HAND] = config.hand_size
+    a[C_THRESH] = config.opening_threshold
+    a[C_MAX_RESH] = config.max_reshuffles
+    a[C_RJ_MELD] = config.retrieved_joker_must_be_melded
+    a[C_DD_OPEN] = config.discard_draw_requires_opening
+    a[C_MATCH] = config.episode == "match"
+    a[C_ELIM] = config.elimination
+    a[C_REWARD] = ("penalty", "zero_sum", "normalized", "payout").index(config.reward)
+    a[C_MAX_STEPS] = config.max_steps or 0
+    a[C_MELD] = lay.meld_base
+    a[C_LAYOFF] = lay.layoff_base
+    a[C_JOKER] = lay.joker_base
+    a[C_RETRIEVE] = lay.retrieve_base
+    a[C_DISCARD] = lay.discard_base
+    a[C_NA] = lay.num_actions
+    a[C_MAX_PILE] = config.max_pile_draws
+    assert len(lay.pieces) == N_PIECES
+    for k, piece in enumerate(lay.pieces):
+        a[C_OBS + k] = piece.offset
+    return a
+
+
+# -- values ---------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def card_penalty(c) -> int:
+    """Points of a card left in hand: A 11, 2-10 face value, J Q K 10, joker 25."""
+    if c == JOKER:
+        return JOKER_PENALTY
+    r = c % 13
+    if r == 0:
+        return 11
+    return r + 1 if r <= 9 else 10
+
+
+@njit(cache=True)
+def hand_total(rec, p) -> int:
+    """Cards in player ``p``'s hand."""
+    t = 0
+    for c in range(53):
+        t += rec.hands[p, c]
+    return t
+
+
+@njit(cache=True)
+def hand_penalty(rec, p) -> int:
+    """Penalty of player ``p``'s hand."""
+    t = 0
+    for c in range(53):
+        t += rec.hands[p, c] * card_penalty(c)
+    return t
+
+
+@njit(cache=True)
+def slot_value(rec, m) -> int:
+    """Points of table meld ``m``, jokers counted as the card they stand for."""
+    if rec.m_kind[m] == 1:
+        r = rec.m_key[m]
+        n = rec.m_jok[m]
+        for s in range(4):
+            n += rec.m_nat[m] >> s & 1
+        return n * (11 if r == 0 else min(r + 1, 10))
+    v = 0
+    for pos in range(rec.m_lo[m], rec.m_hi[m] + 1):
+        v += 1 if pos == 0 else (11 if pos == 13 else min(pos + 1, 10))
+    return v
+
+
+# -- the opening search ---------------------------------------------------------------------
+
+
+@njit(cache=True)
+def make_work():
+    """Scratch buffers of the search and the masks (one set per thread)."""
+    cand_t = np.empty((DEPTH, NUM_TEMPLATES), np.int64)
+    cand_j = np.empty((DEPTH, NUM_TEMPLATES), np.int64)
+    kept = np.zeros(53, np.int8)
+    rs = np.empty(13, np.int64)
+    sp = np.empty(4, np.int64)
+    known_save = np.empty(53, np.int8)
+    levels = np.zeros((DEPTH, 12), np.int64)
+    return cand_t, cand_j, kept, rs, sp, known_save, levels
+
+
+@njit(cache=True, inline="always")
+def can_discard_from(h, taken) -> bool:
+    """Does the hand hold a card it may discard (not the single copy of the card taken)?"""
+    for c in range(53):
+        if h[c] >= 1 and (c != taken or h[c] >= 2):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _leaf_ok(h, kept, taken, owed, room, swap) -> bool:
+    """Can the turn end from the hand ``h + kept`` once ``owed`` jokers are laid off (the
+    table takes ``room`` more jokers)? ``swap``: the single taken card, if it is all that is
+    left, can be put in place of a joker (a retrieval) and the joker discarded.
+    """
+    if owed > room:
+        return False
+    n_left = 0
+    for c in range(53):
+        n = h[c] + kept[c]
+        if c == JOKER:
+            n -= owed
+        n_left += n
+        if n >= 1 and (c != taken or n >= 2):
+            return True
+    return swap and owed == 0 and n_left == 1
+
+
+@njit(cache=True)
+def _take(h, t, j, tables) -> int:
+    """Remove template ``t``'s cards from count vector ``h``; returns its natural run
+    positions (groups: 0) for ``_give``.
+    """
+    kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
+    nat = 0
+    if kinds[t] == 1:
+        for s in range(4):
+            if tb[t] >> s & 1:
+                h[s * 13 + ta[t]] -= 1
+    else:
+        s = ta[t]
+        for pos in range(tb[t], tc[t] + 1):
+            c = pos_card(s, pos)
+            if h[c] >= 1:
+                h[c] -= 1
+                nat |= 1 << pos
+    h[JOKER] -= j
+    return nat
+
+
+@njit(cache=True)
+def _give(h, t, j, nat, tables):
+    """Undo ``_take``."""
+    kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
+    if kinds[t] == 1:
+        for s in range(4):
+            if tb[t] >> s & 1:
+                h[s * 13 + ta[t]] += 1
+    else:
+        s = ta[t]
+        for pos in range(tb[t], tc[t] + 1):
+            if nat >> pos & 1:
+                h[pos_card(s, pos)] += 1
+    h[JOKER] += j
+
+
+# columns of the search's level table ``ws[6]``
+_NEED, _MUST, _OWED, _ROOM, _SWAP, _PIV, _NF, _K, _AT, _AJ, _ANAT, _SKIP = range(12)
+
+
+@njit(cache=True)
+def _undo_level(h, kept, lv, d, tables):
+    """Take back the move made at search level ``d`` (a template laid, or the pivot kept)."""
+    t = lv[d, _AT]
+    if t >= 0:
+        _give(h, t, lv[d, _AJ], lv[d, _ANAT], tables)
+    elif t == -2:
+        h[lv[d, _PIV]] += 1
+        kept[lv[d, _PIV]] -= 1
+    lv[d, _AT] = -1
+
+
+@njit(cache=True)
+def _enter(h, kept, taken, lv, d, tables, ws) -> int:
+    """Set up search level ``d``: 1 if its position already ends the turn, else 0 (and the
+    candidate templates for its pivot are listed, or the level is marked exhausted).
+    """
+    kinds, ta, tb, tc, twin = tables[0], tables[1], tables[2], tables[3], tables[4]
+    need, must, owed = lv[d, _NEED], lv[d, _MUST], lv[d, _OWED]
+    lv[d, _AT] = -1
+    lv[d, _NF] = 0
+    lv[d, _K] = 0
+    lv[d, _SKIP] = 1
+    if need <= 0 and must < 0:
+        if _leaf_ok(h, kept, taken, owed, lv[d, _ROOM], lv[d, _SWAP] != 0):
+            return 1
+        if owed <= 0:
+            return 0  # more melds only leave fewer cards
+    if d >= DEPTH - 1:
+        return 0
+    pivot = must
+    if must < 0:
+        for c in range(52):
+            if h[c] > 0:
+                pivot = c
+                break
+        if pivot < 0:
+            return 0
+    rs, sp = ws[3], ws[4]
+    hand_masks(h, rs, sp)
+    ct = ws[0][d]
+    cj = ws[1][d]
+    nf = feasible_templates(h[JOKER], rs, sp, kinds, ta, tb, tc, twin, ct, cj)
+    if need > 0:
+        # bound: every card that fits some feasible template, jokers at their best (11)
+        cover = 0
+        for k in range(nf):
+            t = ct[k]
+            if kinds[t] == 1:
+                for s in range(4):
+                    if tb[t] >> s & 1:
+                        cover |= 1 << (s * 13 + ta[t])
+            else:
+                s = ta[t]
+                held = sp[s] & twin[t]
+                for pos in range(tb[t], tc[t] + 1):
+                    if held >> pos & 1:
+                        cover |= 1 << pos_card(s, pos)
+        bound = 11 * h[JOKER] if nf > 0 else 0
+        for c in range(52):
+            if cover >> c & 1:
+                bound += h[c] * (11 if c % 13 == 0 else card_penalty(c))
+        if bound < need:
+            return 0
+    lv[d, _PIV] = pivot
+    lv[d, _NF] = nf
+    lv[d, _SKIP] = 1 if must >= 0 else 0
+    return 0
+
+
+@njit(cache=True)
+def _reach(h, kept, need, must, taken, owed, room, swap, tables, ws) -> bool:
+    """Exact search: can disjoint new melds from ``h`` be laid so that they are worth at least
+    ``need`` points, include card ``must`` (-1: none) and take ``owed`` jokers (directly or by
+    making room for lay-offs), and the turn still ends with a legal discard?
+
+    Every card is either in one of the melds or kept: the lowest natural still undecided (or
+    ``must``) is put in each feasible template containing it, or kept (``kept`` counts those).
+    Pruned by the points all cards that fit some feasible template could still add. Iterative
+    (numba's cache cannot hold recursive functions); ``h`` and ``kept`` are restored.
+    """
+    kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
+    tval, troom = tables[5], tables[6]
+    lv = ws[6]
+    lv[0, _NEED] = need
+    lv[0, _MUST] = must
+    lv[0, _OWED] = owed
+    lv[0, _ROOM] = room
+    lv[0, _SWAP] = swap
+    d = 0
+    entering = True
+    while True:
+        if entering:
+            entering = False
+            if _enter(h, kept, taken, lv, d, tables, ws):
+                for e in range(d - 1, -1, -1):
+                    _undo_level(h, kept, lv, e, tables)
+                return True
+        _undo_level(h, kept, lv, d, tables)
+        pivot = lv[d, _PIV]
+        k = lv[d, _K]
+        nf = lv[d, _NF]
+        t = -1
+        j = 0
+        while k < nf:
+            t = ws[0][d, k]
+            j = ws[1][d, k]
+            k += 1
+            if template_uses(t, j, pivot, kinds, ta, tb, tc):
+                break
+            t = -1
+        lv[d, _K] = k
+        if t >= 0:
+            sw = lv[d, _SWAP]
+            # a group of 3 with a joker that the taken card, if it is all that is left, could
+            # replace (a retrieval), so that the joker is discarded instead
+            if 0 <= taken < 52 and kinds[t] == 1 and j >= 1 and troom[t] == 1:
+                if ta[t] == taken % 13 and (tb[t] >> (taken // 13) & 1) == 0:
+                    sw = 1
+            lv[d, _ANAT] = _take(h, t, j, tables)
+            lv[d, _AT] = t
+            lv[d, _AJ] = j
+            lv[d + 1, _NEED] = lv[d, _NEED] - tval[t]
+            lv[d + 1, _MUST] = -1
+            lv[d + 1, _OWED] = max(lv[d, _OWED] - j, 0)
+            lv[d + 1, _ROOM] = lv[d, _ROOM] + troom[t]
+            lv[d + 1, _SWAP] = sw
+            d += 1
+            entering = True
+            continue
+        if lv[d, _SKIP] == 0:
+            lv[d, _SKIP] = 1
+            h[pivot] -= 1
+            kept[pivot] += 1
+            lv[d, _AT] = -2
+            lv[d + 1, _NEED] = lv[d, _NEED]
+            lv[d + 1, _MUST] = -1
+            lv[d + 1, _OWED] = lv[d, _OWED]
+            lv[d + 1, _ROOM] = lv[d, _ROOM]
+            lv[d + 1, _SWAP] = lv[d, _SWAP]
+            d += 1
+            entering = True
+            continue
+        if d == 0:
+            return False
+        d -= 1
+
+
+# -- table moves ----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def retrieve_fit(rec, m, k, c_out) -> int:
+    """Natural card that replaces a joker in slot ``m`` at run position / group suit ``k``
+    (-1: no joker can be taken back there). Groups of 4 never release their jokers.
+    """
+    kind = rec.m_kind[m]
+    if kind == 1:
+        if k >= 4 or rec.m_jok[m] < 1 or rec.m_nat[m] >> k & 1:
+            return -1
+        n = rec.m_jok[m]
+        for s in range(4):
+            n += rec.m_nat[m] >> s & 1
+        if n != 3:
+            return -1
+        return k * 13 + rec.m_key[m]
+    if kind != 2 or (rec.m_jok[m] >> k & 1) == 0:
+        return -1
+    return pos_card(rec.m_key[m], k)
+
+
+@njit(cache=True)
+def can_retrieve_with(rec, x) -> bool:
+    """Can natural ``x`` take a joker's place in some table meld?"""
+    if x < 0 or x >= 52:
+        return False
+    for m in range(rec.n_melds):
+        if rec.m_kind[m] == 1:
+            if retrieve_fit(rec, m, x // 13, 0) == x:
+                return True
+        else:
+            r = x % 13
+            if retrieve_fit(rec, m, r, 0) == x:
+                return True
+            if r == 0 and retrieve_fit(rec, m, 13, 0) == x:
+                return True
+    return False
+
+
+@njit(cache=True)
+def do_retrieve(rec, cfg, p, m, k, c):
+    """Put natural ``c`` in place of a joker of slot ``m`` (run position / group suit ``k``);
+    the joker goes to ``p``'s hand (publicly).
+    """
+    rec.hands[p, c] -= 1
+    if rec.known[p, c] > rec.hands[p, c]:
+        rec.known[p, c] = rec.hands[p, c]
+    if rec.m_kind[m] == 1:
+        rec.m_nat[m] |= 1 << k
+        rec.m_jok[m] -= 1
+    else:
+        rec.m_nat[m] |= 1 << k
+        rec.m_jok[m] &= ~(1 << k)
+    rec.hands[p, JOKER] += 1
+    rec.known[p, JOKER] += 1
+    if cfg[C_RJ_MELD]:
+        rec.owed += 1
+
+
+@njit(cache=True)
+def undo_retrieve(rec, cfg, p, m, k, c, kn_c, kn_j):
+    """Undo ``do_retrieve``."""
+    rec.hands[p, c] += 1
+    rec.known[p, c] = kn_c
+    if rec.m_kind[m] == 1:
+        rec.m_nat[m] &= ~(1 << k)
+        rec.m_jok[m] += 1
+    else:
+        rec.m_nat[m] &= ~(1 << k)
+        rec.m_jok[m] |= 1 << k
+    rec.hands[p, JOKER] -= 1
+    rec.known[p, JOKER] = kn_j
+    if cfg[C_RJ_MELD]:
+        rec.owed -= 1
+
+
+# -- turn completion ------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def turn_completable(rec, cfg, tables, p, ws) -> bool:
+    """Can player ``p`` still finish the current turn legally (with a discard) from here?"""
+    h = rec.hands[p]
+    taken = rec.taken_single
+    if rec.opened[p] == 0:
+        if rec.open_pts == 0 and rec.oblig < 0:
+            return can_discard_from(h, taken)
+        swap = cfg[C_RJ_MELD] == 0 and can_retrieve_with(rec, taken)
+        return _reach(h, ws[2], cfg[C_THRESH] - rec.open_pts, rec.oblig, taken, 0,
+                      joker_room(rec), swap, tables, ws)  # fmt: skip
+    if rec.oblig >= 0:
+        return False  # the opening was completed without the discard it owed
+    if rec.owed == 0:
+        if can_discard_from(h, taken):
+            return True
+        # only the card taken is left: it may replace a joker, and the joker be discarded
+        return cfg[C_RJ_MELD] == 0 and hand_total(rec, p) == 1 and can_retrieve_with(rec, taken)
+    return _reach(h, ws[2], 0, -1, taken, rec.owed, joker_room(rec), False, tables, ws)
+
+
+# -- deal, scoring, transitions -------------------------------------------------------------
+
+
+@njit(cache=True)
+def _next_active(rec, cfg, q) -> int:
+    """The next player after ``q`` still in the match."""
+    p_n = cfg[C_P]
+    for off in range(1, p_n + 1):
+        r = (q + off) % p_n
+        if rec.out[r] == 0:
+            return r
+    return q
+
+
+@njit(cache=True)
+def _start_turn(rec, p):
+    rec.cur = p
+    rec.phase = PH_DRAW
+    rec.open_pts = 0
+    rec.opened_now = 0
+    rec.built_others = 0
+    rec.oblig = -1
+    rec.taken_single = -1
+    rec.owed = 0
+
+
+@njit(cache=True)
+def deal_hand(rec, cfg, shuffle):
+    """Deal a hand to the players still in (dealing starts left of the dealer), turn the
+    upcard, clear the table.
+    """
+    d = cfg[C_D]
+    p_n = cfg[C_P]
+    if shuffle:
+        k = 0
+        for _dk in range(2):
+            for c in range(52):
+                rec.deck[k] = c
+                k += 1
+        for _j in range(4):
+            rec.deck[k] = JOKER
+            k += 1
+        _rng.shuffle_inplace(rec, rec.deck, d)
+    for q in range(p_n):
+        for c in range(53):
+            rec.hands[q, c] = 0
+            rec.known[q, c] = 0
+        rec.opened[q] = 0
+    k = 0
+    for _i in range(cfg[C_HAND]):
+        q = rec.dealer
+        for _off in range(p_n):
+            q = _next_active(rec, cfg, q)
+            rec.hands[q, rec.deck[k]] += 1
+            k += 1
+            if q == rec.dealer:
+                break
+    rec.pile[0] = rec.deck[k]
+    rec.pile_n = 1
+    rec.deck_pos = k + 1
+    for m in range(rec.m_kind.shape[0]):
+        rec.m_kind[m] = 0
+        rec.m_nat[m] = 0
+        rec.m_jok[m] = 0
+    rec.n_melds = 0
+    rec.reshuffles = 0
+    rec.pile_draws = 0
+    rec.hand_winner = -1
+    rec.rummy = 0
+    rec.outcome = 0
+    _start_turn(rec, _next_active(rec, cfg, rec.dealer))
+
+
+@njit(cache=True)
+def reset_episode(rec, cfg, dealer, shuffle):
+    """Start an episode: penalties cleared, dealer chosen (-1: random), first hand dealt."""
+    for q in range(cfg[C_P]):
+        rec.penalties[q] = 0
+        rec.hand_pen[q] = 0
+        rec.rewards[q] = 0.0
+        rec.out[q] = 0
+    rec.steps = 0
+    rec.hands_played = 0
+    rec.done = 0
+    rec.truncated = 0
+    rec.winner = -1
+    rec.dealer = _rng.randint(rec, cfg[C_P]) if dealer < 0 else dealer
+    deal_hand(rec, cfg, shuffle)
+
+
+@njit(cache=True)
+def _hand_rewards(rec, cfg):
+    """Rewards of a finished hand among the players still in (``hand_pen`` filled)."""
+    p_n = cfg[C_P]
+    mode = cfg[C_REWARD]
+    n = 0
+    tot = 0
+    for q in range(p_n):
+        if rec.out[q] == 0:
+            n += 1
+            tot += rec.hand_pen[q]
+    if mode == R_PENALTY:
+        for q in range(p_n):
+            if rec.out[q] == 0:
+                rec.rewards[q] += -rec.hand_pen[q]
+    elif mode == R_ZERO_SUM or mode == R_NORMALIZED:
+        if cfg[C_MATCH] and mode == R_NORMALIZED:
+            return  # normalized matches pay at the end only
+        for q in range(p_n):
+            if rec.out[q] == 0:
+                r = (tot - n * rec.hand_pen[q]) / (n - 1)
+                if mode == R_NORMALIZED:
+                    r = max(-1.0, min(1.0, r / 100.0))
+                rec.rewards[q] += r
+    else:  # payout: everyone stakes 1; the winner takes 75% of the pot and more (RULES §3.8)
+        w = rec.hand_winner
+        if w < 0:
+            return  # a drawn hand returns the stakes
+        share = 0
+        for q in range(p_n):
+            if q != w and rec.out[q] == 0 and rec.hand_pen[q] < 100:
+                share += 100 - rec.hand_pen[q]
+        for q in range(p_n):
+            if rec.out[q] != 0:
+                continue
+            if q == w:
+                got = 0.75 * n if share > 0 else 1.0 * n
+            elif rec.hand_pen[q] < 100 and share > 0:
+                got = 0.25 * n * (100 - rec.hand_pen[q]) / share
+            else:
+                got = 0.0
+            rec.rewards[q] += got - 1.0
+
+
+@njit(cache=True)
+def end_hand(rec, cfg, outcome, winner):
+    """Score the hand (winner 0, others the penalty of their hands, +25 after a Rummy), then
+    end the episode or, in a match, eliminate and deal the next hand.
+    """
+    p_n = cfg[C_P]
+    rec.outcome = outcome
+    rec.hand_winner = winner
+    rec.hands_played += 1
+    rec.phase = PH_OVER
+    for q in range(p_n):
+        if rec.out[q]:
+            rec.hand_pen[q] = 0
+            continue
+        pen = 0 if q == winner else hand_penalty(rec, q)
+        if q != winner and rec.rummy:
+            pen += RUMMY_BONUS
+        rec.hand_pen[q] = pen
+        rec.penalties[q] += pen
+    _hand_rewards(rec, cfg)
+    if cfg[C_MATCH] == 0:
+        rec.done = 1
+        return
+    # match: players at the elimination total are out; if that would leave nobody, those with
+    # the lowest total stay in
+    low = -1
+    for q in range(p_n):
+        if rec.out[q] == 0 and (low < 0 or rec.penalties[q] < low):
+            low = rec.penalties[q]
+    stay = 0
+    for q in range(p_n):
+        if rec.out[q] == 0 and rec.penalties[q] < cfg[C_ELIM]:
+            stay += 1
+    for q in range(p_n):
+        if rec.out[q] == 0 and rec.penalties[q] >= cfg[C_ELIM]:
+            if stay > 0 or rec.penalties[q] > low:
+                rec.out[q] = 1
+    left = 0
+    last = -1
+    for q in range(p_n):
+        if rec.out[q] == 0:
+            left += 1
+            last = q
+    if left == 1:
+        rec.winner = last
+        rec.done = 1
+        if cfg[C_REWARD] == R_NORMALIZED:
+            for q in range(p_n):
+                rec.rewards[q] = 1.0 if q == last else -1.0 / (p_n - 1)
+        return
+    rec.dealer = _next_active(rec, cfg, rec.dealer)
+    deal_hand(rec, cfg, True)
+
+
+@njit(cache=True)
+def _end_turn(rec, cfg, p):
+    """After ``p``'s discard: next player; a spent stock becomes the pile (but its top card)
+    again, up to ``max_reshuffles`` times, after that the hand is a draw.
+    """
+    d = cfg[C_D]
+    if rec.deck_pos >= d:
+        k = rec.pile_n - 1
+        if rec.reshuffles >= cfg[C_MAX_RESH] or k < 1:
+            end_hand(rec, cfg, E.OUT_DRAW, -1)
+            return
+        rec.reshuffles += 1
+        base = d - k
+        for i in range(k):
+            rec.deck[base + i] = rec.pile[i]
+        _rng.shuffle_inplace(rec, rec.deck[base:], k)
+        rec.pile[0] = rec.pile[k]
+        rec.pile_n = 1
+        rec.deck_pos = base
+    _start_turn(rec, _next_active(rec, cfg, p))
+
+
+@njit(cache=True)
+def _note_placement(rec, p, m):
+    """A lay-off or retrieval on slot ``m``: on another player's meld it spoils a Rummy."""
+    if rec.m_owner[m] != p:
+        rec.built_others = 1
+
+
+@njit(cache=True)
+def _lay_new(rec, cfg, tables, p, t) -> int:
+    """Lay template ``t``; count it towards the opening; returns jokers used."""
+    j = lay_template(rec, tables, p, t)
+    if template_uses(t, j, rec.oblig, tables[0], tables[1], tables[2], tables[3]):
+        rec.oblig = -1
+    rec.owed = max(rec.owed - j, 0)
+    if rec.opened[p] == 0:
+        rec.open_pts += tables[5][t]
+        if rec.open_pts >= cfg[C_THRESH]:
+            rec.opened[p] = 1
+            rec.opened_now = 1
+    return j
+
+
+@njit(cache=True)
+def apply_action(rec, cfg, tables, a):
+    """Apply a legal action (legality is the caller's check)."""
+    p = rec.cur
+    for q in range(cfg[C_P]):
+        rec.rewards[q] = 0.0
+    rec.steps += 1
+    if rec.phase == PH_DRAW:
+        if a == 0:
+            c = rec.deck[rec.deck_pos]
+            rec.deck_pos += 1
+            rec.hands[p, c] += 1
+        else:
+            c = rec.pile[rec.pile_n - 1]
+            rec.pile_n -= 1
+            rec.hands[p, c] += 1
+            rec.known[p, c] += 1
+            rec.pile_draws += 1
+            rec.taken_single = c
+            if cfg[C_DD_OPEN] and rec.opened[p] == 0:
+                rec.oblig = c
+        rec.phase = PH_PLAY
+    elif a >= cfg[C_DISCARD]:
+        c = a - cfg[C_DISCARD]
+        rec.hands[p, c] -= 1
+        if rec.known[p, c] > rec.hands[p, c]:
+            rec.known[p, c] = rec.hands[p, c]
+        rec.pile[rec.pile_n] = c
+        rec.pile_n += 1
+        if hand_total(rec, p) == 0:
+            rec.rummy = 1 if rec.opened_now and not rec.built_others else 0
+            end_hand(rec, cfg, E.OUT_WENT_OUT, p)
+        else:
+            _end_turn(rec, cfg, p)
+    elif a >= cfg[C_RETRIEVE]:
+        m = (a - cfg[C_RETRIEVE]) // 14
+        k = (a - cfg[C_RETRIEVE]) % 14
+        c = retrieve_fit(rec, m, k, 0)
+        do_retrieve(rec, cfg, p, m, k, c)
+        _note_placement(rec, p, m)
+        if rec.taken_single == c:
+            rec.taken_single = -1
+    elif a >= cfg[C_JOKER]:
+        m = (a - cfg[C_JOKER]) // 2
+        pos = fit_joker(rec, m, (a - cfg[C_JOKER]) % 2)
+        place_card(rec, p, m, JOKER, pos)
+        _note_placement(rec, p, m)
+        rec.owed = max(rec.owed - 1, 0)
+        if rec.taken_single == JOKER:
+            rec.taken_single = -1
+    elif a >= cfg[C_LAYOFF]:
+        c = (a - cfg[C_LAYOFF]) // cfg[C_M]
+        m = (a - cfg[C_LAYOFF]) % cfg[C_M]
+        place_card(rec, p, m, c, fit_natural(rec, m, c))
+        _note_placement(rec, p, m)
+        if rec.taken_single == c:
+            rec.taken_single = -1
+    else:
+        t = a - cfg[C_MELD]
+        ts = rec.taken_single
+        j = _lay_new(rec, cfg, tables, p, t)
+        if template_uses(t, j, ts, tables[0], tables[1], tables[2], tables[3]):
+            rec.taken_single = -1
+    if rec.done == 0 and cfg[C_MAX_STEPS] > 0 and rec.steps >= cfg[C_MAX_STEPS]:
+        rec.truncated = 1
+        rec.done = 1
+        for q in range(cfg[C_P]):
+            rec.rewards[q] = 0.0
+
+
+# -- masks ----------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _draw_mask(rec, cfg, tables, p, out, ws):
+    out[0] = 1
+    if rec.pile_n < 1 or rec.pile_draws >= cfg[C_MAX_PILE]:
+        return
+    x = rec.pile[rec.pile_n - 1]
+    if cfg[C_DD_OPEN] and rec.opened[p] == 0:
+        rec.hands[p, x] += 1
+        swap = cfg[C_RJ_MELD] == 0 and can_retrieve_with(rec, x)
+        ok = _reach(rec.hands[p], ws[2], cfg[C_THRESH], x, x, 0, joker_room(rec), swap, tables,
+                    ws)  # fmt: skip
+        rec.hands[p, x] -= 1
+        if not ok:
+            return
+    out[1] = 1
+
+
+@njit(cache=True)
+def _play_mask(rec, cfg, tables, p, out, ws):
+    kinds, ta, tb, tc, twin = tables[0], tables[1], tables[2], tables[3], tables[4]
+    hand = rec.hands[p]
+    known_save = ws[5]
+    ob, ts, ow, op, on = rec.oblig, rec.taken_single, rec.owed, rec.open_pts, rec.opened_now
+    was_open = rec.opened[p]
+    # new melds: a not-opened player only when the opening is reachable at all
+    go = rec.n_melds < cfg[C_M]
+    if go and was_open == 0:
+        swap = cfg[C_RJ_MELD] == 0 and can_retrieve_with(rec, ts)
+        go = _reach(hand, ws[2], cfg[C_THRESH] - op, ob, ts, 0, joker_room(rec), swap, tables,
+                    ws)  # fmt: skip
+    if go:
+        rs, sp = ws[3], ws[4]
+        hand_masks(hand, rs, sp)
+        cand_t = np.empty(NUM_TEMPLATES, np.int64)
+        cand_j = np.empty(NUM_TEMPLATES, np.int64)
+        nf = feasible_templates(hand[JOKER], rs, sp, kinds, ta, tb, tc, twin, cand_t, cand_j)
+        total = hand_total(rec, p)
+        for k in range(nf):
+            t = cand_t[k]
+            if template_size(t, kinds, tb, tc) >= total:
+                continue  # a card must be left to discard
+            for c in range(53):
+                known_save[c] = rec.known[p, c]
+            j = _lay_new(rec, cfg, tables, p, t)
+            if template_uses(t, j, ts, kinds, ta, tb, tc):
+                rec.taken_single = -1
+            ok = turn_completable(rec, cfg, tables, p, ws)
+            unlay_template(rec, tables, p, t, j, known_save)
+            rec.oblig, rec.taken_single, rec.owed = ob, ts, ow
+            rec.open_pts, rec.opened_now = op, on
+            rec.opened[p] = was_open
+            if ok:
+                out[cfg[C_MELD] + t] = 1
+    if was_open:
+        # lay-offs of naturals
+        for c in range(52):
+            if hand[c] < 1:
+                continue
+            for m in range(rec.n_melds):
+                pos = fit_natural(rec, m, c)
+                if pos < 0:
+                    continue
+                lo, hi, kn = rec.m_lo[m], rec.m_hi[m], rec.known[p, c]
+                if ts == c:
+                    rec.taken_single = -1
+                place_card(rec, p, m, c, pos)
+                ok = turn_completable(rec, cfg, tables, p, ws)
+                unplace_card(rec, p, m, c, pos, lo, hi, kn)
+                rec.taken_single = ts
+                if ok:
+                    out[cfg[C_LAYOFF] + c * cfg[C_M] + m] = 1
+        # lay-offs of jokers
+        if hand[JOKER] >= 1:
+            for m in range(rec.n_melds):
+                for e in range(2):
+                    pos = fit_joker(rec, m, e)
+                    if pos < 0:
+                        continue
+                    lo, hi, kn = rec.m_lo[m], rec.m_hi[m], rec.known[p, JOKER]
+                    if ts == JOKER:
+                        rec.taken_single = -1
+                    rec.owed = max(ow - 1, 0)
+                    place_card(rec, p, m, JOKER, pos)
+                    ok = turn_completable(rec, cfg, tables, p, ws)
+                    unplace_card(rec, p, m, JOKER, pos, lo, hi, kn)
+                    rec.taken_single = ts
+                    rec.owed = ow
+                    if ok:
+                        out[cfg[C_JOKER] + 2 * m + e] = 1
+        # joker retrievals
+        for m in range(rec.n_melds):
+            if rec.m_jok[m] == 0:
+                continue
+            for k in range(14 if rec.m_kind[m] == 2 else 4):
+                c = retrieve_fit(rec, m, k, 0)
+                if c < 0 or hand[c] < 1:
+                    continue
+                kn_c, kn_j = rec.known[p, c], rec.known[p, JOKER]
+                if ts == c:
+                    rec.taken_single = -1
+                do_retrieve(rec, cfg, p, m, k, c)
+                ok = turn_completable(rec, cfg, tables, p, ws)
+                undo_retrieve(rec, cfg, p, m, k, c, kn_c, kn_j)
+                rec.taken_single = ts
+                if ok:
+                    out[cfg[C_RETRIEVE] + 14 * m + k] = 1
+    # discards: not with an opening begun but short, a taken discard owed to it, or jokers owed
+    if ob >= 0 or ow > 0 or (was_open == 0 and op > 0):
+        return
+    for c in range(53):
+        if hand[c] >= 1 and (c != ts or hand[c] >= 2):
+            out[cfg[C_DISCARD] + c] = 1
+
+
+@njit(cache=True)
+def legal_mask(rec, cfg, tables, out, ws):
+    """Write the exact legal-action mask of the player to act into ``out``."""
+    out[:] = 0
+    if rec.done:
+        return
+    p = rec.cur
+    if rec.phase == PH_DRAW:
+        _draw_mask(rec, cfg, tables, p, out, ws)
+    elif rec.phase == PH_PLAY:
+        _play_mask(rec, cfg, tables, p, out, ws)
+
+
+# -- observations ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def write_obs(rec, cfg, p, out):
+    """Player ``p``'s observation (seat-relative; nothing hidden from ``p``)."""
+    out[:] = 0.0
+    p_n = cfg[C_P]
+    d_n = cfg[C_D]
+    o = cfg[C_OBS:]
+    for c in range(53):
+        out[o[0] + c] = rec.hands[p, c] / 2.0
+    n = rec.pile_n
+    for k in range(n):
+        c = rec.pile[n - 1 - k]
+        out[o[1] + k] = (c + 1) / 53.0
+        out[o[2] + c] += 0.5
+    for i in range(1, p_n):
+        q = (p + i) % p_n
+        for c in range(53):
+            out[o[3] + (i - 1) * 53 + c] = rec.known[q, c] / 2.0
+    write_table_obs(rec, p, p_n, out, o[4], o[5], o[6], o[7], o[8])
+    for i in range(p_n):
+        q = (p + i) % p_n
+        out[o[9] + i] = hand_total(rec, q) / 13.0
+        out[o[11] + i] = rec.opened[q]
+        out[o[12] + i] = rec.penalties[q] / cfg[C_ELIM]
+        out[o[13] + i] = rec.out[q]
+        out[o[14] + i] = 1.0 if rec.dealer == q else 0.0
+    out[o[10]] = (d_n - rec.deck_pos) / d_n
+    out[o[15] + rec.phase] = 1.0
+    if rec.cur == p:
+        out[o[16]] = rec.open_pts / max(cfg[C_THRESH], 1)
+        if rec.oblig >= 0:
+            out[o[17] + rec.oblig] = 1.0
+        if rec.taken_single >= 0:
+            out[o[18] + rec.taken_single] = 1.0
+        out[o[19]] = rec.owed / 4.0
+    out[o[20]] = (cfg[C_MAX_RESH] - rec.reshuffles) / max(cfg[C_MAX_RESH], 1)
+
+
+# -- batch entry points ---------------------------------------------------------------------
+
+
+@njit(cache=True)
+def reset_batch(states, cfg, tables, dealers, stacked, masks, obs, write):
+    """Reset every game (dealer -1: random; ``stacked`` keeps the deck already placed)."""
+    ws = make_work()
+    for i in range(states.shape[0]):
+        rec = states[i]
+        reset_episode(rec, cfg, dealers[i], not stacked[i])
+        legal_mask(rec, cfg, tables, masks[i], ws)
+        if write:
+            write_obs(rec, cfg, rec.cur, obs[i])
+
+
+@njit(cache=True)
+def _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
+               final_info, autoreset, write, ws):  # fmt: skip
+    rec = states[i]
+    apply_action(rec, cfg, tables, actions[i])
+    p_n = cfg[C_P]
+    for q in range(p_n):
+        rewards[i, q] = rec.rewards[q]
+    term[i] = rec.done != 0 and rec.truncated == 0
+    trunc[i] = rec.truncated != 0
+    if rec.done and autoreset:
+        for q in range(p_n):
+            write_obs(rec, cfg, q, final_obs[i, q])
+            final_info[i, q] = rec.penalties[q] if cfg[C_MATCH] else rec.hand_pen[q]
+        final_info[i, p_n] = rec.outcome
+        final_info[i, p_n + 1] = rec.steps
+        final_info[i, p_n + 2] = rec.winner if cfg[C_MATCH] else rec.hand_winner
+        final_info[i, p_n + 3] = rec.rummy
+        reset_episode(rec, cfg, -1, True)
+    legal_mask(rec, cfg, tables, masks[i], ws)
+    if write:
+        write_obs(rec, cfg, rec.cur, obs[i])
+
+
+@njit(cache=True)
+def step_batch(states, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
+               final_info, autoreset, write):  # fmt: skip
+    """Step every game (serial)."""
+    ws = make_work()
+    for i in range(states.shape[0]):
+        _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
+                   final_info, autoreset, write, ws)  # fmt: skip
+
+
+@njit(cache=True, parallel=True)
+def step_batch_parallel(states, cfg, tables, actions, masks, obs, rewards, term, trunc,
+                        final_obs, final_info, autoreset, write):  # fmt: skip
+    """Step every game (threads over chunks of games, one scratch set per chunk)."""
+    n = states.shape[0]
+    chunks = 64
+    for k in prange(chunks):
+        ws = make_work()
+        for i in range(k * n // chunks, (k + 1) * n // chunks):
+            _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc,
+                       final_obs, final_info, autoreset, write, ws)  # fmt: skip
+
+
+@njit(cache=True)
+def step_single(states, cfg, tables, i, a, masks):
+    """The AEC env's step: apply ``a`` in game ``i`` and refresh its mask."""
+    rec = states[i]
+    ws = make_work()
+    apply_action(rec, cfg, tables, a)
+    legal_mask(rec, cfg, tables, masks[i], ws)
+    return rec.done != 0, rec.truncated != 0, rec.cur, rec.hands_played
+
+
+@njit(cache=True)
+def refresh_masks(states, cfg, tables, masks):
+    """Recompute every game's mask from its state."""
+    ws = make_work()
+    for i in range(states.shape[0]):
+        legal_mask(states[i], cfg, tables, masks[i], ws)
+
+
+@njit(cache=True)
+def write_obs_at(states, cfg, i, p, out):
+    """``write_obs`` for game ``i`` of a batch."""
+    write_obs(states[i], cfg, p, out)
+
+
+@njit(cache=True)
+def _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
+                      ep_hands, ws):  # fmt: skip
+    rec = states[i]
+    mask = np.zeros(na, np.int8)
+    for e in range(episodes):
+        reset_episode(rec, cfg, -1, True)
+        while not rec.done:
+            legal_mask(rec, cfg, tables, mask, ws)
+            n = 0
+            for a in range(na):
+                n += mask[a]
+            k = _rng.randint(rec, n)
+            for a in range(na):
+                if mask[a]:
+                    if k == 0:
+                        apply_action(rec, cfg, tables, a)
+                        break
+                    k -= 1
+        ep_outcome[i, e] = rec.outcome
+        ep_len[i, e] = rec.steps
+        ep_hands[i, e] = rec.hands_played
+        for q in range(cfg[C_P]):
+            ep_scores[i, e, q] = rec.penalties[q]
+
+
+@njit(cache=True)
+def play_random(states, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores, ep_hands):
+    """Random full episodes in every game (serial): outcome of the last hand, decisions,
+    penalty totals and hands played per episode.
+    """
+    ws = make_work()
+    for i in range(states.shape[0]):
+        _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
+                          ep_hands, ws)  # fmt: skip
+
+
+@njit(cache=True, parallel=True)
+def play_random_parallel(states, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
+                         ep_hands):  # fmt: skip
+    """Random full episodes in every game (threads over games); see ``play_random``."""
+    for i in prange(states.shape[0]):
+        ws = make_work()
+        _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
+                          ep_hands, ws)  # fmt: skip

@@ -1,0 +1,61 @@
+"""Batched Rummy 51 state: a structured numpy array (B,), one record per game.
+
+Card types and table meld slots are those of ``rummy_env.core.table`` (0..51 naturals, 52 the
+joker; groups and runs with jokers), so the table code is shared with 500 Rum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NUM_TYPES = 53
+JOKER = 52
+
+
+def make_state_dtype(num_players: int, deck_size: int, max_melds: int) -> np.dtype:
+    """The record layout for ``num_players`` players, ``deck_size`` cards, ``max_melds`` slots."""
+    p, d, m = num_players, deck_size, max_melds
+    return np.dtype(
+        [
+            ("hands", np.int8, (p, NUM_TYPES)),  # card counts in each hand
+            ("known", np.int8, (p, NUM_TYPES)),  # cards each player is publicly known to hold
+            ("deck", np.int8, (d,)),  # deal order; stock = deck[deck_pos:]
+            ("deck_pos", np.int16),
+            ("pile", np.int8, (d,)),  # discard pile bottom -> top
+            ("pile_n", np.int16),
+            ("m_kind", np.int8, (m,)),  # 0 empty, 1 group, 2 run
+            ("m_key", np.int8, (m,)),  # group rank / run suit
+            ("m_lo", np.int8, (m,)),  # run low position (0..13)
+            ("m_hi", np.int8, (m,)),  # run high position
+            ("m_nat", np.int16, (m,)),  # natural suits (group) / positions (run)
+            ("m_jok", np.int16, (m,)),  # joker count (group) / positions (run)
+            ("m_owner", np.int8, (m,)),  # player who laid the meld down
+            ("n_melds", np.int16),
+            ("opened", np.int8, (p,)),  # player has laid down the opening
+            ("out", np.int8, (p,)),  # eliminated from the match
+            ("penalties", np.int32, (p,)),  # match penalty totals
+            ("hand_pen", np.int32, (p,)),  # penalties of the last finished hand
+            ("rewards", np.float32, (p,)),  # rewards of the last step
+            ("phase", np.int8),
+            ("cur", np.int8),  # player to act
+            ("dealer", np.int8),
+            ("open_pts", np.int16),  # points of new melds laid this turn before opening
+            ("opened_now", np.int8),  # the player to act opened in this turn
+            ("built_others", np.int8),  # ... and laid off on / took from another's meld
+            ("oblig", np.int8),  # top discard taken that must go into an opening meld, -1
+            ("taken_single", np.int8),  # card type taken from the pile this turn, -1
+            ("owed", np.int8),  # retrieved jokers still to be melded this turn
+            ("reshuffles", np.int16),  # times the pile became the stock this hand
+            ("pile_draws", np.int16),  # draws of the top discard this hand
+            ("outcome", np.int8),  # 0 playing, 1 went out, 2 draw (stock exhausted)
+            ("hand_winner", np.int8),  # who went out in the last hand, -1
+            ("rummy", np.int8),  # the last hand was won with a Rummy
+            ("winner", np.int8),  # match winner, -1
+            ("done", np.int8),
+            ("truncated", np.int8),
+            ("steps", np.int32),
+            ("hands_played", np.int32),
+            ("rng", np.uint64),
+        ],
+        align=True,
+    )
