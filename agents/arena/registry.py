@@ -32,6 +32,7 @@ AGENTS: dict[str, AgentEntry] = {
     ),
     "novice": AgentEntry("agents.gin_rules:GinNoviceAgent", doc="knock asap, random draws (Gin)"),
     "ismcts": AgentEntry("agents.ismcts:ISMCTSAgent", doc="information-set MCTS"),
+    "ppo": AgentEntry("agents.ppo_agent:PPOAgent", doc="trained PPO net (@checkpoint=PATH)"),
 }
 """Registered agent names (extend with :func:`register_agent`)."""
 

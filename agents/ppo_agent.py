@@ -1,0 +1,160 @@
+"""A learned agent: a masked actor-critic network loaded from a checkpoint.
+
+Checkpoints come from ``experiments/ppo_selfplay.py`` (a ``.pt`` file: network weights plus the
+game, rule options, observation features and layer sizes) or from ``experiments/train_sb3.py``
+(an SB3 ``model.zip`` with its ``model.json`` beside it). The agent acts from the seat's own
+observation (plus features computed from it) and the action mask: masked logits, so it never
+picks an illegal action.
+
+In the arena::
+
+    rummy-env arena --game gin_rummy --agents ppo@checkpoint=results/ppo_gin_rummy.pt,simple
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from rummy_env.wrappers.features import add_features
+
+CHECKPOINT_FORMAT = "rummy_env-ppo-v1"
+MASKED_LOGIT = -1e8
+
+
+def _layer(i: int, o: int, std: float = 2**0.5) -> nn.Linear:
+    lin = nn.Linear(i, o)
+    nn.init.orthogonal_(lin.weight, std)  # CleanRL's initialisation
+    nn.init.constant_(lin.bias, 0.0)
+    return lin
+
+
+class MaskedActorCritic(nn.Module):
+    """MLP trunk with a policy head (one logit per action) and a value head.
+
+    Args:
+        obs_size: input size (observation plus features).
+        num_actions: number of action ids.
+        hidden: width of each hidden layer.
+        layers: number of hidden layers.
+    """
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: int = 128, layers: int = 2):
+        super().__init__()
+        dims = [obs_size] + [hidden] * layers
+        trunk: list[nn.Module] = []
+        for i, o in zip(dims[:-1], dims[1:], strict=True):
+            trunk += [_layer(i, o), nn.Tanh()]
+        self.trunk = nn.Sequential(*trunk)
+        self.policy = _layer(hidden, num_actions, 0.01)
+        self.value = _layer(hidden, 1, 1.0)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits (illegal actions at ``MASKED_LOGIT``) and values, for (B, D) inputs and
+        (B, A) bool masks.
+        """
+        h = self.trunk(x)
+        logits = self.policy(h).masked_fill(~mask, MASKED_LOGIT)
+        return logits, self.value(h).squeeze(-1)
+
+
+def build_checkpoint(net: MaskedActorCritic, meta: dict[str, Any]) -> dict[str, Any]:
+    """The agent checkpoint dict of a network: weights plus what is needed to rebuild and feed
+    it (``meta``: game, options, features, obs_size, num_actions, hidden, layers, ...).
+    """
+    return {"format": CHECKPOINT_FORMAT, **meta, "state_dict": net.state_dict()}
+
+
+def load_network(ckpt: Mapping[str, Any]) -> MaskedActorCritic:
+    """Rebuild the network of an agent checkpoint dict (in eval mode)."""
+    net = MaskedActorCritic(ckpt["obs_size"], ckpt["num_actions"], ckpt["hidden"], ckpt["layers"])
+    net.load_state_dict(ckpt["state_dict"])
+    return net.eval()
+
+
+_CACHE: dict[str, tuple[Any, dict[str, Any]]] = {}
+
+
+def _load(path: str) -> tuple[Any, dict[str, Any]]:
+    """(policy, meta) of a checkpoint file, cached: the arena builds an agent for every game."""
+    key = str(Path(path).resolve())
+    if key not in _CACHE:
+        p = Path(path)
+        if p.suffix == ".zip":
+            import json
+
+            from sb3_contrib import MaskablePPO
+
+            meta = json.loads((p.parent / "model.json").read_text())
+            _CACHE[key] = (MaskablePPO.load(p, device="cpu"), meta)
+        else:
+            ckpt = torch.load(p, map_location="cpu", weights_only=True)
+            if ckpt.get("format") != CHECKPOINT_FORMAT:
+                raise ValueError(f"{path}: not a {CHECKPOINT_FORMAT} checkpoint")
+            meta = {k: v for k, v in ckpt.items() if k != "state_dict"}
+            _CACHE[key] = (load_network(ckpt), meta)
+    return _CACHE[key]
+
+
+class PPOAgent:
+    """Plays a trained checkpoint (single observations or batches).
+
+    Args:
+        seed: seed of the generator used when ``deterministic`` is False.
+        checkpoint: path of a ``.pt`` agent checkpoint or an SB3 ``model.zip``.
+        deterministic: play the most probable legal action (default) or sample.
+        threads: torch CPU threads (set globally; 1 suits one decision at a time and arena
+            worker processes).
+    """
+
+    name = "ppo"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        checkpoint: str = "results/ppo_gin_rummy.pt",
+        deterministic: bool = True,
+        threads: int | None = 1,
+    ) -> None:
+        if threads:
+            torch.set_num_threads(int(threads))
+        self.policy, self.meta = _load(str(checkpoint))
+        self.sb3 = not isinstance(self.policy, MaskedActorCritic)
+        self.features = self.meta.get("features", "none")
+        self.deterministic = bool(deterministic)
+        self.rng = np.random.default_rng(seed)
+        self.gen = torch.Generator().manual_seed(int(self.rng.integers(2**31 - 1)))
+
+    def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
+        """Choose a legal action for one observation dict (``view`` is unused)."""
+        obs = np.asarray(observation["observation"], dtype=np.float32)[None]
+        mask = np.asarray(observation["action_mask"])[None]
+        return int(self.act_batch(obs, mask)[0])
+
+    @torch.no_grad()
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(N,) legal actions for (N, O) observations and (N, A) masks (vector env rows).
+
+        Raises:
+            ValueError: if a row has no legal action.
+        """
+        m = np.asarray(masks) == 1
+        if not m.any(axis=1).all():
+            raise ValueError("a mask has no legal action")
+        x = add_features(self.features, observations)
+        if self.sb3:
+            acts, _ = self.policy.predict(x, action_masks=m, deterministic=self.deterministic)
+            return np.asarray(acts, dtype=np.int64)
+        logits, _ = self.policy(torch.from_numpy(x), torch.from_numpy(m))
+        if self.deterministic:
+            return logits.argmax(1).numpy().astype(np.int64)
+        probs = torch.softmax(logits, 1)
+        return torch.multinomial(probs, 1, generator=self.gen).squeeze(1).numpy().astype(np.int64)
+
+
+__all__ = ["CHECKPOINT_FORMAT", "MaskedActorCritic", "PPOAgent", "build_checkpoint", "load_network"]

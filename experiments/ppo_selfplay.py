@@ -1,0 +1,566 @@
+"""Masked PPO with batched self-play over ``rummy_env.make_vec`` (CleanRL style, one file).
+
+Thousands of games step together. Every game has a role, fixed by its index:
+
+- self-play games: every seat is the current network, and every decision is training data;
+- pool games: one seat is the learner, the others a past checkpoint drawn from the pool
+  (a snapshot is added every ``pool_every`` updates);
+- baseline games: one seat is the learner, the others the game's baseline agent (``simple``
+  for Gin Rummy, else ``random`` unless a ``greedy`` agent is registered).
+
+Rewards are zero-sum and arrive at the end of a hand, so each seat's decisions form their own
+trajectory inside a game: a decision's reward is what the seat received until its next decision,
+and GAE runs over each (game, seat) sequence separately (``compute_gae``). Opponents' decisions
+are never trained on. Illegal actions get a logit of -1e8, so no policy ever picks one.
+
+Every ``eval_every`` updates the greedy policy plays ``eval_games`` games against the baseline
+(seats alternating): win rate with a 95% Wilson interval goes to ``progress.csv`` (and to
+TensorBoard when installed), and the learning curve to ``learning_curve.png``. ``checkpoint.pt``
+(network, optimiser, pool, counters, random states) makes runs resumable; ``agent.pt`` is the
+playable agent (``agents.ppo_agent.PPOAgent``); ``config.json`` is the run's configuration.
+
+    python experiments/ppo_selfplay.py --game gin_rummy --total-steps 20000000
+    python experiments/ppo_selfplay.py --resume runs/ppo_gin_rummy
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import inspect
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+import torch
+from tqdm import tqdm
+
+import rummy_env
+from agents.arena.registry import AGENTS, _value, make_agent
+from agents.arena.stats import wilson_interval
+from agents.ppo_agent import MaskedActorCritic, build_checkpoint
+from rummy_env.wrappers.features import add_features, default_features, feature_size
+
+# rewards scaled to about [-1, 1] where the game offers it
+DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {
+    "gin_rummy": {"reward": "normalized"},
+    "five_hundred_rum": {"reward": "normalized"},
+    "rummy51": {"reward": "normalized"},
+}
+
+
+@dataclass
+class Config:
+    """Everything that defines a run (saved as ``config.json`` beside the results)."""
+
+    game: str = "gin_rummy"
+    options: dict[str, Any] = field(default_factory=dict)  # rule options (--option k=v)
+    features: str = ""  # observation features; "" = the game's default
+    seed: int = 0
+    total_steps: int = 20_000_000  # environment steps (decisions of every seat)
+    num_envs: int = 2048
+    num_steps: int = 32  # rollout length per game
+    self_play_frac: float = 0.5
+    pool_frac: float = 0.25  # the rest of the games play the baseline
+    pool_size: int = 8
+    pool_every: int = 20  # updates between pool snapshots
+    baseline: str = ""  # "" = the game's default baseline agent
+    hidden: int = 128
+    layers: int = 2
+    lr: float = 3e-4
+    anneal_lr: bool = True
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    update_epochs: int = 2
+    num_minibatches: int = 4
+    clip_coef: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    eval_every: int = 20  # updates; 0 = only at the end
+    eval_games: int = 512
+    checkpoint_every: int = 20
+    torch_threads: int = 1
+    numba_threads: int = 1
+    out: str = ""  # "" = runs/ppo_<game>
+    progress: bool = True
+    tensorboard: bool = True
+
+
+# ---------------------------------------------------------------------------------------------
+# Opponents
+
+
+def baseline_name(game: str) -> str:
+    """The rule-based agent a game is evaluated against."""
+    if game == "gin_rummy":
+        return "simple"
+    return "greedy" if "greedy" in AGENTS else "random"
+
+
+def batched(agent: Any) -> Any:
+    """``f(obs, masks) -> actions`` for any agent (its ``act_batch`` when it has one)."""
+    fn = getattr(agent, "act_batch", None)
+    if fn is not None:
+        params = list(inspect.signature(fn).parameters)
+        if params and params[0] in ("observations", "obs"):
+            return lambda o, m: fn(o, m)
+        return lambda o, m: fn(m)
+    return lambda o, m: np.array(
+        [agent.act({"observation": x, "action_mask": y}) for x, y in zip(o, m, strict=True)]
+    )
+
+
+def policy_actions(
+    net: MaskedActorCritic, x: np.ndarray, mask: np.ndarray, greedy: bool = False
+) -> np.ndarray:
+    """Actions of a network for feature rows ``x`` and bool masks (no gradient)."""
+    with torch.no_grad():
+        logits, _ = net(torch.from_numpy(x), torch.from_numpy(mask))
+        if greedy:
+            return logits.argmax(1).numpy()
+        return torch.distributions.Categorical(logits=logits).sample().numpy()
+
+
+# ---------------------------------------------------------------------------------------------
+# Advantages
+
+
+def compute_gae(
+    values: np.ndarray,
+    rewards: np.ndarray,
+    dones: np.ndarray,
+    cur: np.ndarray,
+    train: np.ndarray,
+    next_values: np.ndarray,
+    gamma: float,
+    lam: float,
+) -> np.ndarray:
+    """GAE over each (game, seat) trajectory of a turn-based rollout.
+
+    Args:
+        values: (T, N) value of the decision at step t (from the acting seat's view).
+        rewards: (T, N, P) every seat's reward from the step's transition.
+        dones: (T, N) the episode ended with step t (the game reset in the same step).
+        cur: (T, N) the seat that acted at step t.
+        train: (T, N) bool, the decision is training data (only those get an advantage).
+        next_values: (N, P) value of each seat's next decision after the rollout (its own view).
+        gamma: discount per decision of the seat.
+        lam: GAE lambda.
+
+    Returns:
+        (T, N) advantages (0 where ``train`` is False).
+    """
+    t_len, n = values.shape
+    rows = np.arange(n)
+    nv = next_values.astype(np.float64).copy()  # value of each seat's next decision
+    nadv = np.zeros_like(nv)  # advantage of each seat's next decision
+    acc = np.zeros_like(nv)  # rewards since each seat's next decision, walking backwards
+    adv = np.zeros((t_len, n))
+    for t in range(t_len - 1, -1, -1):
+        d = dones[t]
+        nv[d] = 0.0  # the seat's last decision of an episode bootstraps from 0
+        nadv[d] = 0.0
+        acc[d] = 0.0
+        acc += rewards[t]
+        p = cur[t]
+        delta = acc[rows, p] + gamma * nv[rows, p] - values[t]
+        a = delta + gamma * lam * nadv[rows, p]
+        k = train[t]
+        adv[t, k] = a[k]
+        # every decision (trained or not) starts its seat's next segment
+        nv[rows, p] = values[t]
+        nadv[rows, p] = np.where(k, a, 0.0)
+        acc[rows, p] = 0.0
+    return adv
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation
+
+
+def evaluate(
+    net: MaskedActorCritic,
+    cfg: Config,
+    opponent: str,
+    games: int,
+    seed: int,
+) -> dict[str, float]:
+    """Greedy policy against ``opponent`` for ``games`` games (learner in seat ``i % P``), one
+    episode each; wins, draws and mean learner return."""
+    venv = rummy_env.make_vec(cfg.game, games, seed=seed, **cfg.options)
+    obs, info = venv.reset()
+    opp = batched(make_agent(opponent, seed=seed))
+    seat = np.arange(games) % venv.num_players
+    ret = np.zeros(games)
+    finished = np.zeros(games, dtype=bool)
+    while not finished.all():
+        cur = info["current_player"]
+        mask = obs["action_mask"] == 1
+        x = add_features(cfg.features, obs["observation"])
+        actions = policy_actions(net, x, mask, greedy=True)
+        opp_rows = np.flatnonzero((cur != seat) & ~finished)
+        if opp_rows.size:
+            o, m = obs["observation"][opp_rows], obs["action_mask"][opp_rows]
+            actions[opp_rows] = opp(o, m)
+        obs, rewards, term, trunc, info = venv.step(actions.astype(np.int64))
+        ret += np.where(finished, 0.0, rewards[np.arange(games), seat])
+        finished |= term | trunc
+    wins, draws = int((ret > 0).sum()), int((ret == 0).sum())
+    lo, hi = wilson_interval(wins, games)
+    decisive = games - draws
+    return {
+        "eval_games": games,
+        "eval_win_rate": wins / games,
+        "eval_win_lo": lo,
+        "eval_win_hi": hi,
+        "eval_draw_rate": draws / games,
+        "eval_decisive_win_rate": wins / decisive if decisive else math.nan,
+        "eval_mean_return": float(ret.mean()),
+    }
+
+
+def plot_curve(csv_path: Path, png_path: Path, title: str) -> None:
+    """Eval win rate (95% Wilson band) against environment steps; skipped without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    rows = [r for r in csv.DictReader(csv_path.open()) if r.get("eval_win_rate")]
+    if not rows:
+        return
+    x = np.array([float(r["global_step"]) for r in rows])
+    y, lo, hi = (
+        np.array([float(r[k]) for r in rows])
+        for k in ("eval_win_rate", "eval_win_lo", "eval_win_hi")
+    )
+    fig, ax = plt.subplots(figsize=(6, 3.6), dpi=120)
+    ax.fill_between(x, lo, hi, alpha=0.3, label="95% Wilson interval")
+    ax.plot(x, y, marker="o", ms=3, label="win rate")
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("games won")
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(png_path)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line
+
+
+def parse_config() -> tuple[Config, str | None]:
+    """The run's config from the command line; with ``--resume`` the saved config of that run,
+    with only the flags given on the command line changed (e.g. ``--total-steps``)."""
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    for f in dataclasses.fields(Config):
+        if f.name == "options":
+            p.add_argument("--option", action="append", help="rule option key=value")
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        default = f"(default: {f.default})"
+        if f.type in ("bool", bool):
+            p.add_argument(flag, action=argparse.BooleanOptionalAction, help=default)
+        else:
+            kind = {"int": int, "float": float, "str": str}[str(f.type)]
+            p.add_argument(flag, type=kind, help=default)
+    p.add_argument("--resume", default=None, help="run directory (or checkpoint.pt) to continue")
+    given = {k: v for k, v in vars(p.parse_args()).items() if v is not None}
+    resume = given.pop("resume", None)
+    options = {}
+    for kv in given.pop("option", []):
+        k, _, v = kv.partition("=")
+        options[k] = _value(v)
+    if options:
+        given["options"] = options
+    return Config(**given), resume
+
+
+def finalize(cfg: Config) -> Config:
+    """Fill the per-game defaults."""
+    cfg.options = {**DEFAULT_OPTIONS.get(cfg.game, {}), **cfg.options}
+    cfg.features = cfg.features or default_features(cfg.game)
+    cfg.baseline = cfg.baseline or baseline_name(cfg.game)
+    cfg.out = cfg.out or f"runs/ppo_{cfg.game}"
+    return cfg
+
+
+# ---------------------------------------------------------------------------------------------
+# Training
+
+
+def main() -> None:
+    cfg, resume = parse_config()
+    state = None
+    if resume:
+        path = Path(resume)
+        path = path / "checkpoint.pt" if path.is_dir() else path
+        state = torch.load(path, map_location="cpu", weights_only=False)
+        given = {k: v for k, v in dataclasses.asdict(cfg).items() if v != getattr(Config(), k)}
+        cfg = Config(**{**state["config"], **given})
+    cfg = finalize(cfg)
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
+
+    torch.set_num_threads(cfg.torch_threads)
+    numba.set_num_threads(min(cfg.numba_threads, numba.config.NUMBA_NUM_THREADS))
+    np_rng = np.random.default_rng(cfg.seed)
+    torch.manual_seed(cfg.seed)
+
+    n = cfg.num_envs
+    venv = rummy_env.make_vec(cfg.game, n, seed=cfg.seed, **cfg.options)
+    num_players, num_actions = venv.num_players, venv.single_action_space.n
+    obs_size = venv.single_observation_space["observation"].shape[0]
+    in_size = obs_size + feature_size(cfg.features)
+    meta = {
+        "game": cfg.game,
+        "options": cfg.options,
+        "features": cfg.features,
+        "obs_size": in_size,
+        "num_actions": int(num_actions),
+        "hidden": cfg.hidden,
+        "layers": cfg.layers,
+    }
+    net = MaskedActorCritic(in_size, num_actions, cfg.hidden, cfg.layers)
+    opp_net = MaskedActorCritic(in_size, num_actions, cfg.hidden, cfg.layers)
+    optim = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
+
+    # game roles by index: self-play, pool, baseline; learner seat of the non-self-play games
+    n_self = int(round(n * cfg.self_play_frac))
+    n_pool = int(round(n * cfg.pool_frac))
+    role = np.full(n, 2)
+    role[:n_self] = 0
+    role[n_self : n_self + n_pool] = 1
+    learner_seat = np.arange(n) % num_players
+    baseline = batched(make_agent(cfg.baseline, seed=cfg.seed))
+
+    update, global_step, elapsed0 = 0, 0, 0.0
+    pool: list[dict[str, torch.Tensor]] = []
+    if state is not None:
+        net.load_state_dict(state["net"])
+        optim.load_state_dict(state["optim"])
+        update, global_step, elapsed0 = state["update"], state["global_step"], state["elapsed"]
+        pool = state["pool"]
+        np_rng.bit_generator.state = state["np_rng"]
+        torch.set_rng_state(state["torch_rng"])
+    batch_steps = n * cfg.num_steps
+    num_updates = math.ceil(cfg.total_steps / batch_steps)
+
+    csv_path = out / "progress.csv"
+    columns = [
+        "update", "global_step", "elapsed_s", "sps", "lr", "policy_loss", "value_loss",
+        "entropy", "approx_kl", "clipfrac", "explained_variance", "train_samples",
+        "episodes", "selfplay_return", "pool_return", "baseline_return", "pool_size",
+        "eval_games", "eval_win_rate", "eval_win_lo", "eval_win_hi", "eval_draw_rate",
+        "eval_decisive_win_rate", "eval_mean_return",
+    ]  # fmt: skip
+    new_csv = state is None or not csv_path.exists()
+    csv_file = csv_path.open("w" if new_csv else "a", newline="")
+    writer = csv.DictWriter(csv_file, columns)
+    if new_csv:
+        writer.writeheader()
+    tb = None
+    if cfg.tensorboard:
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+
+            tb = SummaryWriter(str(out / "tb"))
+        except ImportError:  # tensorboard is optional
+            pass
+
+    def save(tag: str = "") -> None:
+        torch.save(build_checkpoint(net, {**meta, "global_step": global_step}), out / "agent.pt")
+        torch.save(
+            {
+                "config": dataclasses.asdict(cfg),
+                "net": net.state_dict(),
+                "optim": optim.state_dict(),
+                "update": update,
+                "global_step": global_step,
+                "elapsed": elapsed0 + time.time() - t_start,
+                "pool": pool,
+                "np_rng": np_rng.bit_generator.state,
+                "torch_rng": torch.get_rng_state(),
+            },
+            out / "checkpoint.pt",
+        )
+        plot_curve(csv_path, out / "learning_curve.png", f"{cfg.game}: PPO vs {cfg.baseline}")
+
+    # rollout storage
+    T = cfg.num_steps
+    xs = np.zeros((T, n, in_size), dtype=np.float32)
+    masks = np.zeros((T, n, num_actions), dtype=bool)
+    acts = np.zeros((T, n), dtype=np.int64)
+    logps = np.zeros((T, n), dtype=np.float32)
+    vals = np.zeros((T, n), dtype=np.float32)
+    rews = np.zeros((T, n, num_players), dtype=np.float32)
+    dones = np.zeros((T, n), dtype=bool)
+    curs = np.zeros((T, n), dtype=np.int64)
+    trains = np.zeros((T, n), dtype=bool)
+    ep_ret = np.zeros((n, num_players))
+
+    # a resumed run continues on fresh games (seeded by the update count)
+    obs, info = venv.reset(seed=cfg.seed + update * n)
+    t_start = time.time()
+    bar = tqdm(total=num_updates * batch_steps, initial=global_step, unit="step",
+               disable=not cfg.progress, smoothing=0.1)  # fmt: skip
+    while update < num_updates:
+        t0 = time.time()
+        if cfg.anneal_lr:
+            optim.param_groups[0]["lr"] = cfg.lr * (1.0 - update / num_updates)
+        if pool and n_pool:
+            opp_net.load_state_dict(pool[int(np_rng.integers(len(pool)))])
+        else:
+            opp_net.load_state_dict(net.state_dict())
+        finished: dict[int, list[float]] = {0: [], 1: [], 2: []}
+
+        # -- rollout --------------------------------------------------------------------------
+        for t in range(T):
+            cur = info["current_player"]
+            mask = obs["action_mask"] == 1
+            x = add_features(cfg.features, obs["observation"])
+            with torch.no_grad():
+                logits, value = net(torch.from_numpy(x), torch.from_numpy(mask))
+                dist = torch.distributions.Categorical(logits=logits)
+                action = dist.sample()
+                logp = dist.log_prob(action)
+            a = action.numpy().copy()
+            train = (role == 0) | (cur == learner_seat)
+            rows = np.flatnonzero(~train & (role == 1))
+            if rows.size:
+                a[rows] = policy_actions(opp_net, x[rows], mask[rows])
+            rows = np.flatnonzero(~train & (role == 2))
+            if rows.size:
+                a[rows] = baseline(obs["observation"][rows], obs["action_mask"][rows])
+            xs[t], masks[t], acts[t], curs[t], trains[t] = x, mask, a, cur, train
+            logps[t], vals[t] = logp.numpy(), value.numpy()
+            obs, rewards, term, trunc, info = venv.step(a)
+            rews[t], dones[t] = rewards, term | trunc
+            ep_ret += rewards
+            for i in np.flatnonzero(dones[t]):
+                r = role[i]
+                finished[r].append(ep_ret[i, 0 if r == 0 else learner_seat[i]])
+            ep_ret[dones[t]] = 0.0
+        global_step += batch_steps
+
+        # -- bootstrap values: every seat's next decision, from its own observation -----------
+        next_values = np.zeros((n, num_players))
+        cur = info["current_player"]
+        x_next = [add_features(cfg.features, obs["observation"])]
+        who = [(np.arange(n), cur)]
+        for p in range(num_players):
+            rows = np.flatnonzero(cur != p)
+            o = np.stack([venv.game.observe(int(i), p) for i in rows]) if rows.size else None
+            if o is not None:
+                x_next.append(add_features(cfg.features, o))
+                who.append((rows, np.full(rows.size, p)))
+        with torch.no_grad():
+            h = net.trunk(torch.from_numpy(np.concatenate(x_next)))
+            v = net.value(h).squeeze(-1).numpy()
+        k = 0
+        for rows, seats in who:
+            next_values[rows, seats] = v[k : k + rows.size]
+            k += rows.size
+        adv = compute_gae(vals, rews, dones, curs, trains, next_values, cfg.gamma, cfg.gae_lambda)
+        ret = adv + vals
+
+        # -- PPO update on the learner's decisions --------------------------------------------
+        sel = trains.reshape(-1)
+        b_x = torch.from_numpy(xs.reshape(-1, in_size)[sel])
+        b_mask = torch.from_numpy(masks.reshape(-1, num_actions)[sel])
+        b_act = torch.from_numpy(acts.reshape(-1)[sel])
+        b_logp = torch.from_numpy(logps.reshape(-1)[sel])
+        b_adv = torch.from_numpy(adv.reshape(-1)[sel].astype(np.float32))
+        b_ret = torch.from_numpy(ret.reshape(-1)[sel].astype(np.float32))
+        b_val = torch.from_numpy(vals.reshape(-1)[sel])
+        b_adv = (b_adv - b_adv.mean()) / (b_adv.std() + 1e-8)  # over the batch: no tiny minibatch
+        m = b_x.shape[0]
+        mb = max(1, math.ceil(m / cfg.num_minibatches))
+        clipfracs, stats = [], {}
+        for _ in range(cfg.update_epochs):
+            perm = torch.from_numpy(np_rng.permutation(m))
+            for s in range(0, m, mb):
+                idx = perm[s : s + mb]
+                logits, newv = net(b_x[idx], b_mask[idx])
+                dist = torch.distributions.Categorical(logits=logits)
+                newlogp = dist.log_prob(b_act[idx])
+                entropy = dist.entropy().mean()
+                logratio = newlogp - b_logp[idx]
+                ratio = logratio.exp()
+                with torch.no_grad():
+                    approx_kl = ((ratio - 1) - logratio).mean()
+                    clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+                mb_adv = b_adv[idx]
+                pg_loss = torch.max(
+                    -mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
+                ).mean()
+                v_loss = 0.5 * ((newv - b_ret[idx]) ** 2).mean()
+                loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                optim.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+                optim.step()
+        var_y = b_ret.var().item()
+        stats = {
+            "policy_loss": pg_loss.item(),
+            "value_loss": v_loss.item(),
+            "entropy": entropy.item(),
+            "approx_kl": approx_kl.item(),
+            "clipfrac": float(np.mean(clipfracs)),
+            "explained_variance": 1 - (b_ret - b_val).var().item() / var_y if var_y > 0 else 0.0,
+        }
+        update += 1
+        if cfg.pool_every and update % cfg.pool_every == 0:
+            pool.append({k: v.clone() for k, v in net.state_dict().items()})
+            pool = pool[-cfg.pool_size :]
+
+        elapsed = elapsed0 + time.time() - t_start
+        row: dict[str, Any] = {
+            "update": update,
+            "global_step": global_step,
+            "elapsed_s": round(elapsed, 2),
+            "sps": round(batch_steps / (time.time() - t0)),
+            "lr": optim.param_groups[0]["lr"],
+            "train_samples": m,
+            "episodes": sum(len(v) for v in finished.values()),
+            "selfplay_return": np.mean(finished[0]) if finished[0] else "",
+            "pool_return": np.mean(finished[1]) if finished[1] else "",
+            "baseline_return": np.mean(finished[2]) if finished[2] else "",
+            "pool_size": len(pool),
+            **stats,
+        }
+        if (cfg.eval_every and update % cfg.eval_every == 0) or update == num_updates:
+            net.eval()
+            row.update(evaluate(net, cfg, cfg.baseline, cfg.eval_games, 10**6 + update))
+            net.train()
+        writer.writerow(row)
+        csv_file.flush()
+        if tb is not None:
+            for k, v in row.items():
+                if isinstance(v, (int, float, np.floating)) and k != "global_step":
+                    tb.add_scalar(k, v, global_step)
+        bar.update(batch_steps)
+        bar.set_postfix(sps=row["sps"], win=f"{row.get('eval_win_rate', float('nan')):.3f}")
+        if update % cfg.checkpoint_every == 0 or update == num_updates:
+            save()
+    bar.close()
+    csv_file.close()
+    total_s = elapsed0 + time.time() - t_start
+    print(f"{global_step:,} env steps in {total_s:.1f} s: {global_step / total_s:,.0f} steps/s")
+
+
+if __name__ == "__main__":
+    main()
