@@ -14,13 +14,13 @@ from numba import njit, prange
 from rummy_env.core import rng as _rng
 from rummy_env.core.jmelds import (
     JOKER,
+    NUM_GROUP_TEMPLATES,
     NUM_TEMPLATES,
     TPL_A,
     TPL_B,
     TPL_C,
     TPL_KIND,
     TPL_WIN,
-    feasible_templates,
     hand_masks,
     popcount16,
     pos_card,
@@ -32,9 +32,7 @@ from rummy_env.core.table import (
     can_lay_off,
     fit_joker,
     fit_natural,
-    lay_template,
     place_card,
-    unlay_template,
     unplace_card,
 )
 from rummy_env.encodings import five_hundred_rum as E
@@ -79,6 +77,42 @@ PH_CALL_LAYOFF = E.PH_CALL_LAYOFF
 PH_OVER = E.PH_OVER
 
 TABLES = (TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN)
+"""The template tables. The entry points take them (``BatchedGame``'s contract) but the kernels
+read the module globals, which numba compiles in as constants: passing arrays to a compiled
+function that is not inlined costs a reference count increment and decrement per array."""
+TPL_SIZE = np.array([template_size(t, TPL_KIND, TPL_B, TPL_C) for t in range(NUM_TEMPLATES)],
+                    np.int64)  # fmt: skip
+GROUP_START = np.array(
+    [int(np.flatnonzero((TPL_KIND == 1) & (TPL_A == r))[0]) for r in range(13)]
+    + [NUM_GROUP_TEMPLATES],
+    np.int64,
+)  # group templates of rank r: GROUP_START[r] .. GROUP_START[r + 1] - 1
+RUN_START = np.array(
+    [int(np.flatnonzero((TPL_KIND == 2) & (TPL_A == s))[0]) for s in range(4)] + [NUM_TEMPLATES],
+    np.int64,
+)  # run templates of suit s: RUN_START[s] .. RUN_START[s + 1] - 1
+assert all(
+    (TPL_A[GROUP_START[r] : GROUP_START[r + 1]] == r).all()
+    and (TPL_KIND[GROUP_START[r] : GROUP_START[r + 1]] == 1).all()
+    for r in range(13)
+) and all((TPL_A[RUN_START[s] : RUN_START[s + 1]] == s).all() for s in range(4))
+
+# -- work buffer ----------------------------------------------------------------------------
+# One int64 array per thread holds the scratch of the masks, so that no kernel allocates per call.
+WS_RS = 0  # rank -> suits held (13)
+WS_SP = WS_RS + 13  # suit -> run positions held (4)
+WS_T = WS_SP + 4  # feasible templates
+WS_J = WS_T + NUM_TEMPLATES  # their jokers
+WS_KNOWN = WS_J + NUM_TEMPLATES  # ``known`` row saved around a candidate meld (53)
+WS_CNT = WS_KNOWN + 53  # card counts of the top of the pile (53)
+WS_CALL = WS_CNT + 53  # per pile depth: is that card rummy-callable (up to 108)
+WS_SIZE = WS_CALL + 108
+PAR_CHUNKS = 64  # the parallel step hands games to threads in this many chunks
+
+
+def new_work() -> np.ndarray:
+    """A work buffer for the kernels that take ``ws``."""
+    return np.zeros(WS_SIZE, np.int64)
 
 
 def config_vector(config) -> np.ndarray:
@@ -194,59 +228,174 @@ def slot_points(rec, cfg, m) -> int:
 
 
 @njit(cache=True)
-def create_meld(rec, cfg, tables, p, t):
+def _has_natural(t, x) -> bool:
+    """``template_has_natural`` on the global template tables."""
+    return template_has_natural(t, x, TPL_KIND, TPL_A, TPL_B, TPL_C)
+
+
+@njit(cache=True)
+def lay_template(rec, p, t) -> int:
+    """``core.table.lay_template`` on the global template tables (no table arrays passed, so
+    no reference counting per call). Returns the number of jokers used.
+    """
+    m = rec.n_melds
+    rec.n_melds += 1
+    rec.m_owner[m] = p
+    a, b, c = TPL_A[t], TPL_B[t], TPL_C[t]
+    if TPL_KIND[t] == 1:
+        rec.m_kind[m] = 1
+        rec.m_key[m] = a
+        rec.m_nat[m] = b
+        rec.m_jok[m] = c
+        rec.m_lo[m] = 0
+        rec.m_hi[m] = 0
+        j = c
+        for s in range(4):
+            if b >> s & 1:
+                rec.hands[p, s * 13 + a] -= 1
+    else:
+        rec.m_kind[m] = 2
+        rec.m_key[m] = a
+        rec.m_lo[m] = b
+        rec.m_hi[m] = c
+        natm = 0
+        jokm = 0
+        j = 0
+        for pos in range(b, c + 1):
+            card = pos_card(a, pos)
+            if rec.hands[p, card] >= 1:
+                natm |= 1 << pos
+                rec.hands[p, card] -= 1
+            else:
+                jokm |= 1 << pos
+                j += 1
+        rec.m_nat[m] = natm
+        rec.m_jok[m] = jokm
+    rec.hands[p, JOKER] -= j
+    for card in range(53):
+        if rec.known[p, card] > rec.hands[p, card]:
+            rec.known[p, card] = rec.hands[p, card]
+    return j
+
+
+@njit(cache=True)
+def unlay_template(rec, p, t, j, known_save):
+    """Undo ``lay_template`` (the last slot goes back to ``p``'s hand)."""
+    m = rec.n_melds - 1
+    a, b = TPL_A[t], TPL_B[t]
+    if TPL_KIND[t] == 1:
+        for s in range(4):
+            if b >> s & 1:
+                rec.hands[p, s * 13 + a] += 1
+    else:
+        for pos in range(rec.m_lo[m], rec.m_hi[m] + 1):
+            if rec.m_nat[m] >> pos & 1:
+                rec.hands[p, pos_card(a, pos)] += 1
+    rec.hands[p, JOKER] += j
+    rec.m_kind[m] = 0
+    rec.m_nat[m] = 0
+    rec.m_jok[m] = 0
+    rec.n_melds -= 1
+    for card in range(53):
+        rec.known[p, card] = known_save[card]
+
+
+@njit(cache=True)
+def create_meld(rec, cfg, p, t):
     """Lay template ``t`` from ``p``'s hand into the next slot (naturals where the hand holds
     them, jokers elsewhere); its points go to ``p``. Returns the number of jokers used.
     """
-    j = lay_template(rec, tables, p, t)
+    j = lay_template(rec, p, t)
     rec.melded_pts[p] += slot_points(rec, cfg, rec.n_melds - 1)
     return j
 
 
 @njit(cache=True)
-def remove_last_meld(rec, cfg, tables, p, t, j, known_save):
+def remove_last_meld(rec, cfg, p, t, j, known_save):
     """Undo ``create_meld``."""
     rec.melded_pts[p] -= slot_points(rec, cfg, rec.n_melds - 1)
-    unlay_template(rec, tables, p, t, j, known_save)
+    unlay_template(rec, p, t, j, known_save)
 
 
 # -- obligations and turn completion --------------------------------------------------------
 
 
 @njit(cache=True)
-def can_place(rec, tables, hand, x, new_only, need_left, scratch) -> bool:
+def _meld3_with(hand, x) -> bool:
+    """Is there a new meld of 3 cards from ``hand`` that contains natural ``x`` (held)?
+
+    The same as "some playable template takes ``x``": a playable group with ``x`` implies one
+    of 3 cards (x, other suits of its rank, then jokers), and a playable run window around
+    ``x``'s position holds a 3-position window around it missing no more positions.
+    """
+    s = x // 13
+    r = x % 13
+    jk = hand[JOKER]
+    n = jk
+    for s2 in range(4):
+        if hand[s2 * 13 + r] >= 1:
+            n += 1
+    if n >= 3:
+        return True
+    for pos in (0, 13) if r == 0 else (r, r):
+        for lo in range(max(pos - 2, 0), min(pos, 11) + 1):
+            miss = 0
+            for q in range(lo, lo + 3):
+                if hand[pos_card(s, q)] < 1:
+                    miss += 1
+            if miss <= jk:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _meld3_with_joker(hand) -> bool:
+    """Is there a new meld of 3 cards from ``hand`` that takes a joker (one is held)?
+
+    The same as "some playable template needs a joker": with 2 jokers any natural makes a group
+    of 3; with one, a template missing exactly one position is a group of 2 suits plus the
+    joker, or a run that holds a 3-position window missing only that position.
+    """
+    jk = hand[JOKER]
+    for r in range(13):
+        n = 0
+        for s in range(4):
+            if hand[s * 13 + r] >= 1:
+                n += 1
+        if n >= 2 or (n >= 1 and jk >= 2):
+            return True
+    for s in range(4):
+        held = 0
+        for r in range(13):
+            if hand[s * 13 + r] >= 1:
+                held |= (1 | 1 << 13) if r == 0 else 1 << r
+        for lo in range(12):
+            if popcount16(held >> lo & 7) == 2:
+                return True
+    return False
+
+
+@njit(cache=True)
+def can_place(rec, hand, x, new_only, need_left) -> bool:
     """Can card type ``x`` (held in ``hand``) be melded this turn, leaving at least
     ``need_left`` cards in the hand? Ways: a direct lay-off; a new meld containing it; a chain
-    of hand cards (or jokers) bridging a table run's end to it.
+    of hand cards (or jokers) bridging a table run's end to it. The smallest new meld with a
+    given card has 3 cards (see ``_meld3_with``), so no template is tried.
     """
-    kinds, ta, tb, tc, twin = tables
     total = 0
     for c in range(53):
         total += hand[c]
-    if not new_only and total - 1 >= need_left and can_lay_off(rec, x):
-        return True
-    rank_suits = np.empty(13, np.int64)
-    suit_pos = np.empty(4, np.int64)
-    hand_masks(hand, rank_suits, suit_pos)
-    cand_t = np.empty(NUM_TEMPLATES, np.int64)
-    cand_j = np.empty(NUM_TEMPLATES, np.int64)
-    nf = feasible_templates(hand[JOKER], rank_suits, suit_pos, kinds, ta, tb, tc, twin, cand_t,
-                            cand_j)  # fmt: skip
-    for k in range(nf):
-        t = cand_t[k]
-        if x == JOKER:
-            if cand_j[k] < 1:
-                continue
-        elif not template_has_natural(t, x, kinds, ta, tb, tc):
-            continue
-        if total - template_size(t, kinds, tb, tc) >= need_left:
+    if total - 3 >= need_left:
+        if _meld3_with_joker(hand) if x == JOKER else _meld3_with(hand, x):
             return True
+    if new_only:
+        return False
+    if total - 1 >= need_left and can_lay_off(rec, x):
+        return True
     if x == JOKER:
         return False
     s = x // 13
     r = x % 13
-    if new_only:
-        return False
     # chains onto table runs of x's suit
     for m in range(rec.n_melds):
         if rec.m_kind[m] != 2 or rec.m_key[m] != s:
@@ -272,15 +421,16 @@ def can_place(rec, tables, hand, x, new_only, need_left, scratch) -> bool:
 
 
 @njit(cache=True)
-def turn_completable(rec, cfg, tables, p, scratch) -> bool:
-    """Can player ``p`` still finish the current turn legally from this state?"""
-    go = cfg[C_GOOUT]
+def turn_completable(rec, p, go) -> bool:
+    """Can player ``p`` still finish the current turn legally from this state (``go``: the
+    going-out variant, ``GO_*``)?
+    """
     need_left = 1 if go == GO_DISCARD_REQUIRED else 0
     hand = rec.hands[p]
     if rec.oblig >= 0:
         if hand[rec.oblig] < 1:
             return False
-        return can_place(rec, tables, hand, rec.oblig, rec.oblig_new != 0, need_left, scratch)
+        return can_place(rec, hand, rec.oblig, rec.oblig_new != 0, need_left)
     total = hand_total(rec, p)
     if total == 0:
         return go != GO_DISCARD_REQUIRED
@@ -414,19 +564,23 @@ def end_hand(rec, cfg, outcome):
 
 
 @njit(cache=True)
-def pile_callable(rec, cfg, tables, d, scratch, cnt) -> bool:
-    """Is the pile card at depth ``d`` rummy-callable: it lays off on a table meld, or (full
-    calls) it forms a meld with pile cards above it (using only table and pile cards)?
+def callable_depths(rec, cfg, ws) -> int:
+    """Flag in ``ws[WS_CALL + d]`` whether the pile card at depth ``d`` is rummy-callable: it
+    lays off on a table meld, or (full calls) it forms a meld with pile cards above it (using
+    only table and pile cards). Returns one past the deepest callable depth (0: none).
     """
-    x = rec.pile[rec.pile_n - 1 - d]
-    if can_lay_off(rec, x):
-        return True
-    if cfg[C_CALL] != 0:
-        return False
+    dmax = rec.pile_n if cfg[C_CALL] == 0 else min(1, rec.pile_n)
+    cnt = ws[WS_CNT : WS_CNT + 53]
     cnt[:] = 0
-    for k in range(d + 1):
-        cnt[rec.pile[rec.pile_n - 1 - k]] += 1
-    return can_place(rec, tables, cnt, x, True, 0, scratch)
+    last = 0
+    for d in range(dmax):
+        x = rec.pile[rec.pile_n - 1 - d]
+        cnt[x] += 1
+        ok = can_lay_off(rec, x) or (cfg[C_CALL] == 0 and can_place(rec, cnt, x, True, 0))
+        ws[WS_CALL + d] = ok
+        if ok:
+            last = d + 1
+    return last
 
 
 @njit(cache=True)
@@ -461,18 +615,19 @@ def _next_turn(rec, cfg, p) -> bool:
 
 
 @njit(cache=True)
-def _offer_call(rec, cfg, tables, start, mask_buf, scratch):
+def _offer_call(rec, cfg, start, mask_buf, ws):
     """Offer the "Rummy!" call to players from ``start`` on (skipping the discarder and those
     with no legal call); if nobody can call, the turn player draws.
     """
     p_n = cfg[C_P]
+    n_call = callable_depths(rec, cfg, ws)
     q = start
-    for _ in range(p_n):
+    for _ in range(p_n if n_call > 0 else 0):
         if q == rec.discarder:
             break
         rec.cur = q
         rec.phase = PH_CALL
-        if _call_mask(rec, cfg, tables, q, mask_buf, scratch):
+        if _call_mask_from(rec, cfg, q, mask_buf, ws, n_call):
             return
         q = (q + 1) % p_n
     rec.cur = rec.turn
@@ -493,17 +648,17 @@ def _after_placement(rec, cfg, p):
 
 
 @njit(cache=True)
-def _meld_uses(t, j, c, tables) -> bool:
+def _meld_uses(t, j, c) -> bool:
     """Does template ``t`` (needing ``j`` jokers) take a card of type ``c``?"""
     if c < 0:
         return False
     if c == JOKER:
         return j >= 1
-    return template_has_natural(t, c, tables[0], tables[1], tables[2], tables[3])
+    return _has_natural(t, c)
 
 
 @njit(cache=True)
-def apply_action(rec, cfg, tables, a, mask_buf, scratch):
+def apply_action(rec, cfg, a, mask_buf, ws):
     """Apply a legal action (legality is the caller's check)."""
     p = rec.cur
     for q in range(cfg[C_P]):
@@ -532,7 +687,7 @@ def apply_action(rec, cfg, tables, a, mask_buf, scratch):
             rec.phase = PH_PLAY
     elif ph == PH_CALL:
         if a == cfg[C_PASS]:
-            _offer_call(rec, cfg, tables, (p + 1) % cfg[C_P], mask_buf, scratch)
+            _offer_call(rec, cfg, (p + 1) % cfg[C_P], mask_buf, ws)
         else:
             d = a - cfg[C_TAKE]
             x = _take_pile(rec, p, d)
@@ -560,7 +715,7 @@ def apply_action(rec, cfg, tables, a, mask_buf, scratch):
                 rec.floating[p] = 0
                 rec.discarder = p
                 if not _next_turn(rec, cfg, p) and cfg[C_CALL] != 2:
-                    _offer_call(rec, cfg, tables, rec.turn, mask_buf, scratch)
+                    _offer_call(rec, cfg, rec.turn, mask_buf, ws)
         else:
             if a >= cfg[C_JOKER]:
                 m = (a - cfg[C_JOKER]) // 2
@@ -583,17 +738,12 @@ def apply_action(rec, cfg, tables, a, mask_buf, scratch):
                     rec.taken_single = -1
             else:
                 t = a - cfg[C_MELD]
-                kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
-                j = template_needs(t, rec.hands[p], kinds, ta, tb, tc)
-                ob = rec.oblig
-                if ob >= 0 and (
-                    (ob == JOKER and j >= 1)
-                    or (ob < 52 and template_has_natural(t, ob, kinds, ta, tb, tc))
-                ):
+                j = template_needs(t, rec.hands[p], TPL_KIND, TPL_A, TPL_B, TPL_C)
+                if _meld_uses(t, j, rec.oblig):
                     rec.oblig = -1
-                if _meld_uses(t, j, rec.taken_single, tables):
+                if _meld_uses(t, j, rec.taken_single):
                     rec.taken_single = -1
-                create_meld(rec, cfg, tables, p, t)
+                create_meld(rec, cfg, p, t)
             if ph == PH_CALL_LAYOFF:
                 rec.oblig = -1
                 if hand_total(rec, p) == 0 and cfg[C_GOOUT] == GO_ANY:
@@ -617,35 +767,41 @@ def apply_action(rec, cfg, tables, a, mask_buf, scratch):
 
 
 @njit(cache=True)
-def _call_mask(rec, cfg, tables, q, out, scratch) -> bool:
-    """Write player ``q``'s legal calls (TAKE_DISCARD[d] and PASS); True if any call is legal."""
+def _call_mask_from(rec, cfg, q, out, ws, n_call) -> bool:
+    """Write player ``q``'s legal calls (TAKE_DISCARD[d] and PASS) given the callable depths
+    flagged by ``callable_depths`` (``n_call`` its result); True if any call is legal.
+    """
     out[:] = 0
     out[cfg[C_PASS]] = 1
-    cnt = np.zeros(53, np.int8)
     anyc = False
-    dmax = rec.pile_n if cfg[C_CALL] == 0 else min(1, rec.pile_n)
-    for d in range(dmax):
-        if not pile_callable(rec, cfg, tables, d, scratch, cnt):
+    need_left = 1 if cfg[C_GOOUT] == GO_DISCARD_REQUIRED else 0
+    top = rec.pile_n - 1
+    # the caller must be able to complete the turn after taking the cards (added one by one)
+    for d in range(n_call):
+        x = rec.pile[top - d]
+        rec.hands[q, x] += 1
+        if not ws[WS_CALL + d]:
             continue
-        # the caller must be able to complete the turn after taking the cards
-        for k in range(d + 1):
-            rec.hands[q, rec.pile[rec.pile_n - 1 - k]] += 1
-        x = rec.pile[rec.pile_n - 1 - d]
         if cfg[C_CALL] == 1:
             ok = can_lay_off(rec, x)  # layoff_only: the caller lays it off, no discard follows
         else:
-            need_left = 1 if cfg[C_GOOUT] == GO_DISCARD_REQUIRED else 0
-            ok = can_place(rec, tables, rec.hands[q], x, False, need_left, scratch)
-        for k in range(d + 1):
-            rec.hands[q, rec.pile[rec.pile_n - 1 - k]] -= 1
+            ok = can_place(rec, rec.hands[q], x, False, need_left)
         if ok:
             out[cfg[C_TAKE] + d] = 1
             anyc = True
+    for d in range(n_call):
+        rec.hands[q, rec.pile[top - d]] -= 1
     return anyc
 
 
 @njit(cache=True)
-def _draw_mask(rec, cfg, tables, p, out, scratch):
+def _call_mask(rec, cfg, q, out, ws) -> bool:
+    """Write player ``q``'s legal calls (TAKE_DISCARD[d] and PASS); True if any call is legal."""
+    return _call_mask_from(rec, cfg, q, out, ws, callable_depths(rec, cfg, ws))
+
+
+@njit(cache=True)
+def _draw_mask(rec, cfg, p, out):
     stock = cfg[C_D] - rec.deck_pos
     if stock > 0:
         out[0] = 1
@@ -653,75 +809,126 @@ def _draw_mask(rec, cfg, tables, p, out, scratch):
         out[cfg[C_PASS]] = 1
     saved_o, saved_n, saved_t = rec.oblig, rec.oblig_new, rec.taken_single
     n_pile = rec.pile_n if rec.pile_draws < cfg[C_MAX_PILE] else 0
+    top = rec.pile_n - 1
+    go = cfg[C_GOOUT]
+    # depth d takes the top d + 1 cards: add them one by one, undo at the end
     for d in range(n_pile):
-        for k in range(d + 1):
-            rec.hands[p, rec.pile[rec.pile_n - 1 - k]] += 1
-        x = rec.pile[rec.pile_n - 1 - d]
+        x = rec.pile[top - d]
+        rec.hands[p, x] += 1
         if d >= 1 or cfg[C_MUST_MELD]:
             rec.oblig = x
             rec.oblig_new = cfg[C_NEW_MELD]
         else:
             rec.oblig = -1
         rec.taken_single = x if d == 0 else -1
-        if turn_completable(rec, cfg, tables, p, scratch):
+        if turn_completable(rec, p, go):
             out[cfg[C_TAKE] + d] = 1
-        for k in range(d + 1):
-            rec.hands[p, rec.pile[rec.pile_n - 1 - k]] -= 1
+    for d in range(n_pile):
+        rec.hands[p, rec.pile[top - d]] -= 1
     rec.oblig, rec.oblig_new, rec.taken_single = saved_o, saved_n, saved_t
 
 
 @njit(cache=True)
-def _play_mask(rec, cfg, tables, p, out, scratch):
-    kinds, ta, tb, tc, twin = tables
+def _feasible(ws, jokers) -> int:
+    """``feasible_templates`` of the hand summarised in ``ws``, skipping the ranks
+    and suits that cannot make a meld (too few cards and jokers; no 3 in a row without a
+    joker). Writes template ids and jokers to ``ws`` and returns how many.
+    """
+    n = 0
+    for r in range(13):
+        held = ws[WS_RS + r]
+        if popcount16(held) + jokers < 3:
+            continue
+        for t in range(GROUP_START[r], GROUP_START[r + 1]):
+            if (TPL_B[t] & ~held) == 0 and TPL_C[t] <= jokers:
+                ws[WS_T + n] = t
+                ws[WS_J + n] = TPL_C[t]
+                n += 1
+    for s in range(4):
+        held = ws[WS_SP + s]
+        if held == 0 or (jokers == 0 and (held & held >> 1 & held >> 2) == 0):
+            continue
+        for t in range(RUN_START[s], RUN_START[s + 1]):
+            w = TPL_WIN[t]
+            have = held & w
+            missing = w & ~have
+            if have != 0 and (missing == 0 or jokers > 0):
+                j = popcount16(missing)
+                if j <= jokers:
+                    ws[WS_T + n] = t
+                    ws[WS_J + n] = j
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def _play_mask(rec, cfg, p, out, ws):
     hand = rec.hands[p]
     only_layoff = rec.phase == PH_CALL_LAYOFF
     ob = rec.oblig
     ts = rec.taken_single
-    known_save = np.empty(53, np.int8)
-    rank_suits = np.empty(13, np.int64)
-    suit_pos = np.empty(4, np.int64)
-    hand_masks(hand, rank_suits, suit_pos)
-    cand_t = np.empty(NUM_TEMPLATES, np.int64)
-    cand_j = np.empty(NUM_TEMPLATES, np.int64)
-    nf = feasible_templates(hand[JOKER], rank_suits, suit_pos, kinds, ta, tb, tc, twin, cand_t,
-                            cand_j)  # fmt: skip
-    # new melds (every candidate is undone before the next)
+    go = cfg[C_GOOUT]
+    total = hand_total(rec, p)
+    # A candidate placement that leaves no obligation and 2+ cards in the hand keeps the turn
+    # completable without trying it: some held card is not the single top discard taken (that
+    # one is held once), and the unplayable_discard rule only bites on a last card. Only the
+    # other candidates are applied to the record, checked and undone.
+    # new melds
     if not only_layoff and rec.n_melds < cfg[C_M]:
+        hand_masks(hand, ws[WS_RS : WS_RS + 13], ws[WS_SP : WS_SP + 4])
+        nf = _feasible(ws, hand[JOKER])
         for k in range(nf):
-            t = cand_t[k]
-            j = cand_j[k]
+            t = ws[WS_T + k]
+            j = ws[WS_J + k]
+            sat = _meld_uses(t, j, ob)
+            if (ob < 0 or sat) and total - TPL_SIZE[t] >= 2:
+                out[cfg[C_MELD] + t] = 1
+                continue
+            known_save = ws[WS_KNOWN : WS_KNOWN + 53]
             for c in range(53):
                 known_save[c] = rec.known[p, c]
-            sat = ob >= 0 and (
-                (ob == JOKER and j >= 1)
-                or (ob < 52 and template_has_natural(t, ob, kinds, ta, tb, tc))
-            )
             if sat:
                 rec.oblig = -1
-            if _meld_uses(t, j, ts, tables):
+            if _meld_uses(t, j, ts):
                 rec.taken_single = -1
-            create_meld(rec, cfg, tables, p, t)
-            ok = _placement_ok(rec, cfg, tables, p, scratch)
-            remove_last_meld(rec, cfg, tables, p, t, j, known_save)
+            create_meld(rec, cfg, p, t)
+            ok = _placement_ok(rec, p, go)
+            remove_last_meld(rec, cfg, p, t, j, known_save)
             rec.oblig = ob
             rec.taken_single = ts
             if ok:
                 out[cfg[C_MELD] + t] = 1
-    # lay-offs of naturals
-    for c in range(52):
-        if hand[c] < 1 or (only_layoff and c != ob):
-            continue
-        for m in range(rec.n_melds):
+    # lay-offs of naturals: per slot, only the cards at its ends (run) or of its rank (group)
+    for m in range(rec.n_melds):
+        key = rec.m_key[m]
+        is_group = rec.m_kind[m] == 1
+        c0 = -1
+        c1 = -1
+        if not is_group:
+            if rec.m_lo[m] >= 1:
+                c0 = pos_card(key, rec.m_lo[m] - 1)
+            if rec.m_hi[m] <= 12:
+                c1 = pos_card(key, rec.m_hi[m] + 1)
+            if c1 == c0:
+                c1 = -1  # the ace that fits both ends of a 2..K run: one action
+        for k in range(4 if is_group else 2):
+            c = key + 13 * k if is_group else (c0 if k == 0 else c1)
+            if c < 0 or hand[c] < 1 or (only_layoff and c != ob):
+                continue
             pos = fit_natural(rec, m, c)
             if pos < 0:
                 continue
+            sat = ob == c and not rec.oblig_new  # a lay-off never meets a new-meld obligation
+            if only_layoff or ((ob < 0 or sat) and total >= 3):
+                out[cfg[C_LAYOFF] + c * cfg[C_M] + m] = 1
+                continue
             lo, hi, kn = rec.m_lo[m], rec.m_hi[m], rec.known[p, c]
-            if ob == c and not rec.oblig_new:  # a lay-off never satisfies a new-meld obligation
+            if sat:
                 rec.oblig = -1
             if ts == c:
                 rec.taken_single = -1
             place_on_slot(rec, cfg, p, m, c, pos)
-            ok = only_layoff or _placement_ok(rec, cfg, tables, p, scratch)
+            ok = _placement_ok(rec, p, go)
             unplace_on_slot(rec, cfg, p, m, c, pos, lo, hi, kn)
             rec.oblig = ob
             rec.taken_single = ts
@@ -729,18 +936,22 @@ def _play_mask(rec, cfg, tables, p, out, scratch):
                 out[cfg[C_LAYOFF] + c * cfg[C_M] + m] = 1
     # lay-offs of jokers
     if hand[JOKER] >= 1 and not (only_layoff and ob != JOKER):
+        sat = ob == JOKER and not rec.oblig_new
         for m in range(rec.n_melds):
             for e in range(2):
                 pos = fit_joker(rec, m, e)
                 if pos < 0:
                     continue
+                if only_layoff or ((ob < 0 or sat) and total >= 3):
+                    out[cfg[C_JOKER] + 2 * m + e] = 1
+                    continue
                 lo, hi, kn = rec.m_lo[m], rec.m_hi[m], rec.known[p, JOKER]
-                if ob == JOKER and not rec.oblig_new:
+                if sat:
                     rec.oblig = -1
                 if ts == JOKER:
                     rec.taken_single = -1
                 place_on_slot(rec, cfg, p, m, JOKER, pos)
-                ok = only_layoff or _placement_ok(rec, cfg, tables, p, scratch)
+                ok = _placement_ok(rec, p, go)
                 unplace_on_slot(rec, cfg, p, m, JOKER, pos, lo, hi, kn)
                 rec.oblig = ob
                 rec.taken_single = ts
@@ -749,10 +960,8 @@ def _play_mask(rec, cfg, tables, p, out, scratch):
     # discards
     if only_layoff or ob >= 0:
         return
-    total = hand_total(rec, p)
-    go = cfg[C_GOOUT]
     for c in range(53):
-        if hand[c] < 1 or (c == rec.taken_single and hand[c] == 1):
+        if hand[c] < 1 or (c == ts and hand[c] == 1):
             continue
         if go == GO_UNPLAYABLE and total == 1 and can_lay_off(rec, c):
             continue  # a playable last card must be melded (the player floats)
@@ -760,29 +969,31 @@ def _play_mask(rec, cfg, tables, p, out, scratch):
 
 
 @njit(cache=True)
-def _placement_ok(rec, cfg, tables, p, scratch) -> bool:
+def _placement_ok(rec, p, go) -> bool:
     """After a candidate meld or lay-off (already applied): is the result legal and the turn
     completable? An empty hand is going out (any) or floating; illegal with discard_required.
     """
     if hand_total(rec, p) == 0:
-        return cfg[C_GOOUT] != GO_DISCARD_REQUIRED and rec.oblig < 0
-    return turn_completable(rec, cfg, tables, p, scratch)
+        return go != GO_DISCARD_REQUIRED and rec.oblig < 0
+    return turn_completable(rec, p, go)
 
 
 @njit(cache=True)
-def legal_mask(rec, cfg, tables, out, scratch):
-    """Write the exact legal-action mask of the player to act into ``out``."""
+def legal_mask(rec, cfg, out, ws):
+    """Write the exact legal-action mask of the player to act into ``out`` (``ws``: a work
+    buffer from ``new_work``).
+    """
     out[:] = 0
     if rec.done:
         return
     p = rec.cur
     ph = rec.phase
     if ph == PH_DRAW:
-        _draw_mask(rec, cfg, tables, p, out, scratch)
+        _draw_mask(rec, cfg, p, out)
     elif ph == PH_CALL:
-        _call_mask(rec, cfg, tables, p, out, scratch)
+        _call_mask(rec, cfg, p, out, ws)
     elif ph == PH_PLAY or ph == PH_CALL_LAYOFF:
-        _play_mask(rec, cfg, tables, p, out, scratch)
+        _play_mask(rec, cfg, p, out, ws)
 
 
 # -- observations ---------------------------------------------------------------------------
@@ -850,22 +1061,21 @@ def write_obs(rec, cfg, p, out):
 @njit(cache=True)
 def reset_batch(states, cfg, tables, dealers, stacked, masks, obs, write):
     """Reset every game (dealer -1: random; ``stacked`` keeps the deck already placed)."""
-    scratch = np.zeros(53, np.int8)
+    ws = np.empty(WS_SIZE, np.int64)
     for i in range(states.shape[0]):
         rec = states[i]
         reset_episode(rec, cfg, dealers[i], not stacked[i])
-        legal_mask(rec, cfg, tables, masks[i], scratch)
+        legal_mask(rec, cfg, masks[i], ws)
         if write:
             write_obs(rec, cfg, rec.cur, obs[i])
 
 
 @njit(cache=True)
-def _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
-               final_info, autoreset, write):  # fmt: skip
+def _step_game(states, i, cfg, actions, masks, obs, rewards, term, trunc, final_obs,
+               final_info, autoreset, write, ws):  # fmt: skip
     rec = states[i]
-    scratch = np.zeros(53, np.int8)
     # the mask row doubles as the call-offer buffer: it is recomputed below
-    apply_action(rec, cfg, tables, actions[i], masks[i], scratch)
+    apply_action(rec, cfg, actions[i], masks[i], ws)
     p_n = cfg[C_P]
     for q in range(p_n):
         rewards[i, q] = rec.rewards[q]
@@ -878,7 +1088,7 @@ def _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc
         final_info[i, p_n] = rec.outcome
         final_info[i, p_n + 1] = rec.steps
         reset_episode(rec, cfg, -1, True)
-    legal_mask(rec, cfg, tables, masks[i], scratch)
+    legal_mask(rec, cfg, masks[i], ws)
     if write:
         write_obs(rec, cfg, rec.cur, obs[i])
 
@@ -887,36 +1097,41 @@ def _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc
 def step_batch(states, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
                final_info, autoreset, write):  # fmt: skip
     """Step every game (serial)."""
+    ws = np.empty(WS_SIZE, np.int64)
     for i in range(states.shape[0]):
-        _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
-                   final_info, autoreset, write)  # fmt: skip
+        _step_game(states, i, cfg, actions, masks, obs, rewards, term, trunc, final_obs,
+                   final_info, autoreset, write, ws)  # fmt: skip
 
 
 @njit(cache=True, parallel=True)
 def step_batch_parallel(states, cfg, tables, actions, masks, obs, rewards, term, trunc,
                         final_obs, final_info, autoreset, write):  # fmt: skip
-    """Step every game (threads over games)."""
-    for i in prange(states.shape[0]):
-        _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
-                   final_info, autoreset, write)  # fmt: skip
+    """Step every game (threads over chunks of games, one work buffer per chunk)."""
+    n = states.shape[0]
+    n_ch = min(n, PAR_CHUNKS)
+    for ch in prange(n_ch):
+        ws = np.empty(WS_SIZE, np.int64)
+        for i in range(ch * n // n_ch, (ch + 1) * n // n_ch):
+            _step_game(states, i, cfg, actions, masks, obs, rewards, term, trunc,
+                       final_obs, final_info, autoreset, write, ws)  # fmt: skip
 
 
 @njit(cache=True)
 def step_single(states, cfg, tables, i, a, masks):
     """The AEC env's step: apply ``a`` in game ``i`` and refresh its mask."""
     rec = states[i]
-    scratch = np.zeros(53, np.int8)
-    apply_action(rec, cfg, tables, a, masks[i], scratch)
-    legal_mask(rec, cfg, tables, masks[i], scratch)
+    ws = np.empty(WS_SIZE, np.int64)
+    apply_action(rec, cfg, a, masks[i], ws)
+    legal_mask(rec, cfg, masks[i], ws)
     return rec.done != 0, rec.truncated != 0, rec.cur, rec.hands_played
 
 
 @njit(cache=True)
 def refresh_masks(states, cfg, tables, masks):
     """Recompute every game's mask from its state."""
-    scratch = np.zeros(53, np.int8)
+    ws = np.empty(WS_SIZE, np.int64)
     for i in range(states.shape[0]):
-        legal_mask(states[i], cfg, tables, masks[i], scratch)
+        legal_mask(states[i], cfg, masks[i], ws)
 
 
 @njit(cache=True)
@@ -926,15 +1141,15 @@ def write_obs_at(states, cfg, i, p, out):
 
 
 @njit(cache=True)
-def _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
+def _play_random_game(states, i, cfg, episodes, na, ep_outcome, ep_len, ep_scores,
                       ep_hands):  # fmt: skip
     rec = states[i]
-    scratch = np.zeros(53, np.int8)
+    ws = np.empty(WS_SIZE, np.int64)
     mask = np.zeros(na, np.int8)
     for e in range(episodes):
         reset_episode(rec, cfg, -1, True)
         while not rec.done:
-            legal_mask(rec, cfg, tables, mask, scratch)
+            legal_mask(rec, cfg, mask, ws)
             n = 0
             for a in range(na):
                 n += mask[a]
@@ -942,7 +1157,7 @@ def _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, 
             for a in range(na):
                 if mask[a]:
                     if k == 0:
-                        apply_action(rec, cfg, tables, a, mask, scratch)
+                        apply_action(rec, cfg, a, mask, ws)
                         break
                     k -= 1
         ep_outcome[i, e] = rec.outcome
@@ -958,7 +1173,7 @@ def play_random(states, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores
     final scores and hands played per episode.
     """
     for i in range(states.shape[0]):
-        _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
+        _play_random_game(states, i, cfg, episodes, na, ep_outcome, ep_len, ep_scores,
                           ep_hands)  # fmt: skip
 
 
@@ -967,5 +1182,5 @@ def play_random_parallel(states, cfg, tables, episodes, na, ep_outcome, ep_len, 
                          ep_hands):  # fmt: skip
     """Random full episodes in every game (threads over games); see ``play_random``."""
     for i in prange(states.shape[0]):
-        _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
+        _play_random_game(states, i, cfg, episodes, na, ep_outcome, ep_len, ep_scores,
                           ep_hands)  # fmt: skip
