@@ -530,8 +530,9 @@ def add_arena_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--agents",
         default="random,novice,simple",
-        help="comma-separated agent names (random, novice, simple, simple_best, ismcts, or "
-        "module:Class; parameters as name@key=value); default random,novice,simple",
+        help="comma-separated agent names (Gin: random, novice, simple, simple_best, ismcts; "
+        "500 Rum: random, greedy; or module:Class; parameters as name@key=value); default "
+        "random,novice,simple",
     )
     p.add_argument(
         "--deals", type=int, default=1000, help="duplicate deals per pair (default 1000)"
@@ -546,7 +547,10 @@ def add_arena_parser(sub: argparse._SubParsersAction) -> None:
         help="rule option, repeatable (as in simulate)",
     )
     p.add_argument(
-        "--episode", choices=("hand", "match"), default=None, help="episode: one hand or a match"
+        "--episode",
+        choices=("hand", "match", "game"),
+        default=None,
+        help="episode: one hand, or a Gin match / a 500 Rum game",
     )
     p.add_argument(
         "--out",

@@ -33,6 +33,13 @@ AGENTS: dict[str, AgentEntry] = {
     "novice": AgentEntry("agents.gin_rules:GinNoviceAgent", doc="knock asap, random draws (Gin)"),
     "ismcts": AgentEntry("agents.ismcts:ISMCTSAgent", doc="information-set MCTS"),
     "ppo": AgentEntry("agents.ppo_agent:PPOAgent", doc="trained PPO net (@checkpoint=PATH)"),
+    "openspiel": AgentEntry(
+        "agents.openspiel_bot:OpenSpielSimpleBot", doc="OpenSpiel's simple Gin bot (Gin)"
+    ),
+    "greedy": AgentEntry(
+        "agents.rum_greedy:FiveHundredGreedyAgent",
+        doc="melds asap, deep takes that pay, calls Rummy!, safe discards (500 Rum)",
+    ),
 }
 """Registered agent names (extend with :func:`register_agent`)."""
 

@@ -77,12 +77,13 @@ def notes(result: ArenaResult) -> list[str]:
     opts = " ".join(f"{k}={v}" for k, v in s.options.items()) or "defaults"
     anchor = "random = 0" if "random" in s.agents else "mean 0"
     dup = "same cards"
-    if s.options.get("episode") == "match":
+    if s.options.get("episode") in ("match", "game"):  # Gin matches, 500 Rum games
         dup = "same deck order for hand h of both games; later dealers follow the rules"
     out = [
         f"game {s.game} ({opts}); {s.deals} duplicate deals per pair (2 games each, seats "
         f"exchanged, {dup}); seed {s.seed}",
-        "win % = A wins / (A wins + B wins); draws (dead hands) and truncated games excluded; "
+        "win % = A wins / (A wins + B wins); draws (equal points, e.g. Gin dead hands) and "
+        "truncated games excluded; "
         "score % counts draws as half; Wilson intervals treat the games as independent",
         "margin = A's points minus B's points per game; CI: t interval over deals of the "
         "pair-averaged margin; '± if independent': half-width treating games as independent",

@@ -325,7 +325,12 @@ def run_arena(spec: ArenaSpec, progress: bool = True) -> ArenaResult:
     """
     from tqdm import tqdm
 
-    make_env(spec.game, spec.options)  # fail fast on a bad game or option, in this process
+    env = make_env(spec.game, spec.options)  # fail fast on a bad game or option, here
+    if len(env.possible_agents) != 2:
+        raise ValueError(
+            f"the arena plays two-player games; {spec.game} with these options seats "
+            f"{len(env.possible_agents)} players"
+        )
     tasks = _tasks(spec)
     total = 2 * spec.deals * len(spec.pairs)
     records: list[dict[str, Any]] = []

@@ -1,0 +1,684 @@
+"""A greedy rule-based 500 Rum agent that acts only from its seat's observation and mask.
+
+:class:`FiveHundredGreedyAgent` reads the flat observation through
+:meth:`rummy_env.encodings.five_hundred_rum.Layout.split` (own hand, the discard pile in order,
+the cards each opponent is known to hold, the table melds, the phase, the obligation) and the
+action mask; from the :class:`~agents.base.SeatView` it reads only the rule options
+(``view.config``). It never looks at hidden state, and it only ever returns an action whose
+mask entry is 1, so it plays every rule option with 2 to 8 players.
+
+Its rules, by phase (``P(hand)`` is the points the meld planner below can meld this turn from
+``hand``, with new melds and lay-offs onto the table melds):
+
+**Draw.** For every legal ``TAKE_DISCARD[d]`` the taken cards are the pile's top ``d + 1``
+cards. The agent plans the turn with them (the deepest card must be melded when the rules say
+so - a deep take, or any take under ``must_meld_discard``; in a new meld under
+``deepest_card_new_meld``) and scores the take
+``net(d) = P(hand + taken) - P(hand) - (points of the taken cards the plan leaves in hand)``:
+the points the take adds to this turn's melds against the points of taken cards it is left
+holding. It takes the depth with the largest ``net(d) > 0`` (shallowest on ties); otherwise it
+draws from the stock, or passes when the stock is empty.
+
+**"Rummy!" offers.** It always calls when the mask allows a call, at the depth with the largest
+``net(d)`` (shallowest on ties), even a negative one: a call is a free extra turn that also
+skips the players between the discarder and the caller.
+
+**Play** (after the draw, or after a call). It plans the hand and plays the plan's steps: new
+melds first (in the plan's order), then lay-offs of naturals, then lay-offs of jokers. It
+plays the first step of the plan the mask allows; when the mask allows none of them but does
+allow some meld or lay-off (the planner considers fewer templates than the rules allow), it
+plays the legal meld or lay-off worth the most points. So it melds and lays off whenever the
+rules let it. Only then does it discard.
+
+**Discard.** Among the legal discards it throws the card with the highest score::
+
+    score(c) = value(c)                          # shed points: they count against us
+               - 100 if c is a joker
+               - 50  if c lays off on a table meld (an easy lay-off or "Rummy!" call)
+               - 30  if c melds with cards in the discard pile (a "Rummy!" call)
+               - 12 / 6 per card the next player is known to hold (taken from the pile) of
+                 the same rank, or same suit one / two ranks away (caps at 36)
+               - 8 / 6 / 3 per other card in our own hand of the same rank, or same suit one /
+                 two ranks away (keeps our own near-melds; caps at 16)
+
+(the next player is the seat to the left, who sees the discard first). Ties are broken by the
+agent's random generator, so the agent is deterministic for a given seed.
+
+**Meld planner.** An exhaustive search over disjoint new melds, branching on the lowest
+natural card left (either it goes into one of the meld templates containing it, or it stays
+in hand), followed by a greedy pass that lays off every leftover natural and then a leftover
+joker (at a spot after which a leftover natural fits, if there is one) on a table meld or a new
+meld, repeated while anything fits. Templates
+searched: groups of 3 or 4 naturals and groups of 3 cards with 1 or 2 jokers; runs whose end
+cards are natural (jokers fill inner gaps) and 3-card runs with jokers anywhere. Longer runs
+or fourth cards made of jokers come from the lay-off pass. A run takes every natural it covers
+that the hand holds (as the engine does), and the search stops after ``node_limit`` nodes
+(keeping the best plan found). Card values follow the rules (``values_5_10_15``, a low ace in
+A-2-3 worth 1 or 5, jokers 15).
+
+Example:
+    >>> from rummy_env import five_hundred_rum_v0
+    >>> from agents.base import SeatView
+    >>> env = five_hundred_rum_v0.raw_env()
+    >>> env.reset(seed=0)
+    >>> agent = FiveHundredGreedyAgent(seed=0)
+    >>> name = env.agent_selection
+    >>> a = agent.act(env.observe(name), SeatView(env, name))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
+from rummy_env.encodings import five_hundred_rum as E
+
+JOKER = 52
+NUM_TYPES = 53
+
+# template ids by (rank, suit mask, jokers) and (suit, low, high)
+_GROUP_ID = {
+    (int(a), int(b), int(c)): t
+    for t, (k, a, b, c) in enumerate(zip(TPL_KIND, TPL_A, TPL_B, TPL_C, strict=True))
+    if k == 1
+}
+_RUN_ID = {
+    (int(a), int(b), int(c)): t
+    for t, (k, a, b, c) in enumerate(zip(TPL_KIND, TPL_A, TPL_B, TPL_C, strict=True))
+    if k == 2
+}
+
+# A table meld as the engine keeps it: [kind (1 group, 2 run), key (rank / suit), lo, hi,
+# naturals (group: suit mask; run: position mask), jokers (group: count; run: position mask)]
+Meld = list[int]
+
+# Plan steps: ("meld", template), ("layoff", card, slot), ("joker", slot, end)
+Step = tuple[str, int, int]
+
+
+def _pos_card(suit: int, pos: int) -> int:
+    return suit * 13 + (0 if pos == 13 else pos)
+
+
+def _popcount(x: int) -> int:
+    return bin(x).count("1")
+
+
+def card_value(c: int, v51015: bool) -> int:
+    """Points of a card type in hand (jokers and aces 15)."""
+    if c == JOKER:
+        return 15
+    r = c % 13
+    if r == 0:
+        return 15
+    if v51015:
+        return 5 if r <= 8 else 10
+    return r + 1 if r <= 8 else 10
+
+
+def placed_value(c: int, pos: int, v51015: bool) -> int:
+    """Points of a card placed at run position ``pos`` (0: the low ace) or in a group (-1)."""
+    if c != JOKER and pos == 0:
+        return 5 if v51015 else 1
+    return card_value(c, v51015)
+
+
+def fit_natural(m: Meld, c: int) -> int:
+    """Where natural ``c`` lays off on meld ``m`` (-1: nowhere; 14: a group), as the engine
+    decides (``rummy_env.core.table.fit_natural``).
+    """
+    kind, key, lo, hi, nat, jok = m
+    s, r = divmod(c, 13)
+    if kind == 1:
+        if key != r or nat >> s & 1 or _popcount(nat) + jok >= 4:
+            return -1
+        return 14
+    if key != s:
+        return -1
+    if r == 0:
+        if hi == 12 and lo > 0:
+            return 13
+        if lo == 1 and hi < 13:
+            return 0
+        return -1
+    if r == lo - 1 or (r == hi + 1 and hi + 1 <= 12):
+        return r
+    return -1
+
+
+def fit_joker(m: Meld, e: int) -> int:
+    """Where a joker lays off on meld ``m`` at end ``e`` (0 group / low, 1 high); -1 nowhere."""
+    kind, _, lo, hi, nat, jok = m
+    if kind == 1:
+        return 14 if e == 0 and _popcount(nat) + jok < 4 else -1
+    if e == 0:
+        return -1 if lo == 0 or (lo == 1 and hi == 13) else lo - 1
+    return -1 if hi == 13 or (hi == 12 and lo == 0) else hi + 1
+
+
+def _place(m: Meld, c: int, pos: int) -> None:
+    if m[0] == 1:
+        if c == JOKER:
+            m[5] += 1
+        else:
+            m[4] |= 1 << (c // 13)
+        return
+    if c == JOKER:
+        m[5] |= 1 << pos
+    else:
+        m[4] |= 1 << pos
+    m[2] = min(m[2], pos)
+    m[3] = max(m[3], pos)
+
+
+@dataclass
+class Plan:
+    """A turn's melds and lay-offs: ``points`` melded, ``steps`` in play order, ``left`` the
+    hand afterwards (53 counts).
+    """
+
+    points: int
+    steps: list[Step]
+    left: list[int]
+
+
+class MeldPlanner:
+    """Most points meldable this turn from a hand (see the module docstring).
+
+    Args:
+        v51015: the ``values_5_10_15`` card values.
+        node_limit: search nodes per plan before the best plan so far is returned.
+    """
+
+    def __init__(self, v51015: bool = False, node_limit: int = 3000) -> None:
+        self.v51015 = v51015
+        self.node_limit = node_limit
+        self._val = [card_value(c, v51015) for c in range(NUM_TYPES)]
+
+    def best(
+        self,
+        hand: list[int],
+        table: list[Meld],
+        oblig: int = -1,
+        oblig_new: bool = False,
+    ) -> Plan | None:
+        """The best plan, or ``None`` when no plan found melds the obligation.
+
+        Args:
+            hand: 53 card counts (type 52 = joker).
+            table: the table melds, slot order.
+            oblig: card type that must be melded this turn (-1: none).
+            oblig_new: the obligation needs a new meld (a lay-off does not do).
+        """
+        self._table = table
+        self._oblig = oblig
+        self._oblig_new = oblig_new
+        self._best: Plan | None = None
+        self._nodes = 0
+        avail = list(hand)
+        skipped = [0] * NUM_TYPES
+        self._search(avail, skipped, [], [], 0, oblig < 0)
+        return self._best
+
+    # -- search ------------------------------------------------------------------------------
+
+    def _search(
+        self,
+        avail: list[int],
+        skipped: list[int],
+        new: list[Meld],
+        steps: list[Step],
+        pts: int,
+        sat: bool,
+    ) -> None:
+        self._nodes += 1
+        c = next((x for x in range(52) if avail[x] > 0), -1)
+        if c < 0 or self._nodes > self.node_limit:
+            self._leaf(avail, skipped, new, steps, pts, sat)
+            return
+        # bound: even melding every card left cannot beat the best plan
+        if self._best is not None:
+            rest = sum(self._val[x] * (avail[x] + skipped[x]) for x in range(NUM_TYPES))
+            if pts + rest <= self._best.points:
+                return
+        for t, meld, taken, j, tp in self._templates_with(c, avail, skipped):
+            for x in taken:
+                avail[x] -= 1
+            avail[JOKER] -= j
+            hit = (self._oblig in taken) or (self._oblig == JOKER and j > 0)
+            new.append(meld)
+            steps.append(("meld", t, 0))
+            self._search(avail, skipped, new, steps, pts + tp, sat or hit)
+            steps.pop()
+            new.pop()
+            avail[JOKER] += j
+            for x in taken:
+                avail[x] += 1
+        avail[c] -= 1  # c stays in hand (it may still be laid off)
+        skipped[c] += 1
+        self._search(avail, skipped, new, steps, pts, sat)
+        skipped[c] -= 1
+        avail[c] += 1
+
+    def _templates_with(
+        self, c: int, avail: list[int], skipped: list[int]
+    ) -> list[tuple[int, Meld, list[int], int, int]]:
+        """(template, meld, naturals taken, jokers, points) of the templates containing the
+        lowest card ``c``.
+        """
+        out = []
+        s, r = divmod(c, 13)
+        jk = avail[JOKER]
+        val = self._val
+        held = [q for q in range(4) if avail[q * 13 + r] > 0]
+        others = [q for q in held if q != s]
+        n_o = len(others)
+        for sub in range(1 << n_o):
+            suits = [s] + [others[i] for i in range(n_o) if sub >> i & 1]
+            k = len(suits)
+            for j in range(0, 3):
+                if j > jk or not (3 <= k + j <= 4) or (j > 0 and k + j != 3):
+                    continue
+                mask = sum(1 << q for q in suits)
+                cards = [q * 13 + r for q in suits]
+                tp = sum(val[x] for x in cards) + 15 * j
+                out.append((_GROUP_ID[(r, mask, j)], [1, r, 0, 0, mask, j], cards, j, tp))
+        for p in (0, 13) if r == 0 else (r,):
+            for lo in range(p, -1, -1):
+                if self._window_jokers(s, lo, p, avail, skipped) > jk:
+                    break
+                for hi in range(max(p, lo + 2), 14):
+                    if lo == 0 and hi == 13:
+                        break
+                    jn = self._window_jokers(s, lo, hi, avail, skipped)
+                    if jn > jk:
+                        break
+                    if hi - lo + 1 > 3 and (
+                        avail[_pos_card(s, lo)] == 0 or avail[_pos_card(s, hi)] == 0
+                    ):
+                        continue  # longer runs end in naturals; the lay-off pass adds jokers
+                    taken, jmask, tp = [], 0, 0
+                    for pos in range(lo, hi + 1):
+                        x = _pos_card(s, pos)
+                        if avail[x] > 0:
+                            taken.append(x)
+                            tp += placed_value(x, pos, self.v51015)
+                        else:
+                            jmask |= 1 << pos
+                            tp += 15
+                    nat = ((1 << (hi + 1)) - (1 << lo)) & ~jmask
+                    meld = [2, s, lo, hi, nat, jmask]
+                    out.append((_RUN_ID[(s, lo, hi)], meld, taken, jn, tp))
+        return out
+
+    @staticmethod
+    def _window_jokers(s: int, lo: int, hi: int, avail: list[int], skipped: list[int]) -> int:
+        """Jokers a run of suit ``s`` on ``lo..hi`` needs; a large number when it would take a
+        card the search left in hand (the engine takes every natural the hand holds).
+        """
+        j = 0
+        for pos in range(lo, hi + 1):
+            x = _pos_card(s, pos)
+            if avail[x] == 0:
+                if skipped[x] > 0:
+                    return 99
+                j += 1
+        return j
+
+    def _leaf(
+        self,
+        avail: list[int],
+        skipped: list[int],
+        new: list[Meld],
+        steps: list[Step],
+        pts: int,
+        sat: bool,
+    ) -> None:
+        left = [a + b for a, b in zip(avail, skipped, strict=True)]
+        melds = [list(m) for m in self._table] + [list(m) for m in new]
+        plan_steps = list(steps)
+        ob = self._oblig
+        changed = True
+        while changed:
+            changed = False
+            for c in range(52):
+                while left[c] > 0:
+                    for k, m in enumerate(melds):
+                        pos = fit_natural(m, c)
+                        if pos >= 0:
+                            _place(m, c, pos)
+                            left[c] -= 1
+                            pts += placed_value(c, -1 if pos == 14 else pos, self.v51015)
+                            plan_steps.append(("layoff", c, k))
+                            if c == ob and not self._oblig_new:
+                                sat = True
+                            changed = True
+                            break
+                    else:
+                        break
+            if left[JOKER] > 0:
+                spot = self._joker_spot(melds, left)
+                if spot is not None:
+                    k, e, pos = spot
+                    _place(melds[k], JOKER, pos)
+                    left[JOKER] -= 1
+                    pts += 15
+                    plan_steps.append(("joker", k, e))
+                    if ob == JOKER and not self._oblig_new:
+                        sat = True
+                    changed = True
+        if sat and (self._best is None or pts > self._best.points):
+            self._best = Plan(pts, plan_steps, left)
+
+    @staticmethod
+    def _joker_spot(melds: list[Meld], left: list[int]) -> tuple[int, int, int] | None:
+        """(meld, end, position) for the next joker lay-off: the first spot after which a
+        leftover natural fits (a joker bridging a gap), else the first spot; None if none.
+        """
+        first = None
+        for k, m in enumerate(melds):
+            for e in (0, 1):
+                pos = fit_joker(m, e)
+                if pos < 0:
+                    continue
+                if first is None:
+                    first = (k, e, pos)
+                if m[0] == 2:
+                    nxt = pos - 1 if e == 0 else pos + 1
+                    if 0 <= nxt <= 13 and left[_pos_card(m[1], nxt)] > 0:
+                        return k, e, pos
+        return first
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the observation
+
+
+@lru_cache(maxsize=32)
+def _layout(num_players: int, deck_size: int) -> E.Layout:
+    return E.Layout(num_players, deck_size)
+
+
+def infer_layout(obs_size: int, num_actions: int) -> E.Layout:
+    """The layout whose observation and action sizes match (for use without a view).
+
+    Raises:
+        ValueError: if no 2-8 player layout of any deck size matches.
+    """
+    for d in (54, 52, 108, 104):
+        for p in range(2, 9):
+            lay = _layout(p, d)
+            if lay.num_actions == num_actions and lay.obs_size == obs_size:
+                return lay
+    raise ValueError(f"no 500 Rum layout has {obs_size} observations and {num_actions} actions")
+
+
+def table_melds(parts: Mapping[str, np.ndarray]) -> list[Meld]:
+    """The table melds of a split observation, in slot order."""
+    kinds = parts["meld_kind"]
+    n = int((kinds.sum(axis=1) > 0.5).sum())
+    out = []
+    for m in range(n):
+        cards = np.flatnonzero(parts["meld_cards"][m] > 0.5)
+        if kinds[m, 0] > 0.5:
+            r = int(cards[0] % 13)
+            nat = sum(1 << int(c // 13) for c in cards)
+            out.append([1, r, 0, 0, nat, int(round(parts["meld_jokers"][m, 0] * 4))])
+        else:
+            s = int(cards[0] // 13)
+            lo = int(round(parts["meld_ends"][m, 0] * 13))
+            hi = int(round(parts["meld_ends"][m, 1] * 13))
+            jok = sum(1 << p for p in range(14) if parts["meld_jokers"][m, p] > 0.5)
+            nat = ((1 << (hi + 1)) - (1 << lo)) & ~jok
+            out.append([2, s, lo, hi, nat, jok])
+    return out
+
+
+def _counts(x: np.ndarray) -> list[int]:
+    return [int(v) for v in np.rint(np.asarray(x) * 2)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The agent
+
+
+class FiveHundredGreedyAgent:
+    """Greedy 500 Rum player (rules in the module docstring).
+
+    Args:
+        seed: seed of the generator that breaks ties between equally scored discards.
+        node_limit: meld planner search nodes per plan.
+    """
+
+    name = "greedy"
+
+    def __init__(self, seed: int | None = None, node_limit: int = 3000) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.node_limit = node_limit
+        self._planners: dict[bool, MeldPlanner] = {}
+
+    def _planner(self, v51015: bool) -> MeldPlanner:
+        if v51015 not in self._planners:
+            self._planners[v51015] = MeldPlanner(v51015, self.node_limit)
+        return self._planners[v51015]
+
+    def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
+        """Choose a legal action.
+
+        Args:
+            observation: the seat's observation dict (``"observation"``, ``"action_mask"``).
+            view: the seat's :class:`~agents.base.SeatView`; only ``view.config`` (the rule
+                options) is read. Without a view the layout is inferred from the array sizes
+                and the standard options are assumed.
+
+        Returns:
+            An action id whose mask entry is 1.
+
+        Raises:
+            ValueError: if the mask allows no action.
+        """
+        obs = np.asarray(observation["observation"], dtype=np.float32)
+        mask = np.asarray(observation["action_mask"])
+        legal = np.flatnonzero(mask == 1)
+        if legal.size == 0:
+            raise ValueError("action_mask has no legal action")
+        if legal.size == 1:
+            return int(legal[0])
+        cfg = getattr(view, "config", None)
+        if cfg is not None:
+            lay = _layout(int(cfg.num_players), int(cfg.deck_size))
+        else:
+            lay = infer_layout(obs.shape[0], mask.shape[0])
+        self._cfg = cfg
+        self._lay = lay
+        self._mask = mask
+        self._legal = legal
+        parts = lay.split(obs)
+        self._planner_now = self._planner(bool(getattr(cfg, "values_5_10_15", False)))
+        self._hand = _counts(parts["hand"])
+        self._table = table_melds(parts)
+        pile_seq = parts["pile_sequence"]
+        n_pile = int((pile_seq > 0).sum())
+        self._pile = [int(round(v * 53)) - 1 for v in pile_seq[:n_pile]]  # top first
+        phase = int(np.argmax(parts["phase"]))
+        if phase == E.PH_DRAW:
+            return self._draw()
+        if phase == E.PH_CALL:
+            return self._call()
+        return self._play(parts)
+
+    # -- draws and calls -----------------------------------------------------------------------
+
+    def _take_nets(self, call: bool) -> list[tuple[int, int]]:
+        """(net, depth) of every legal TAKE_DISCARD (see the module docstring)."""
+        lay, cfg, planner = self._lay, self._cfg, self._planner_now
+        base_plan = planner.best(self._hand, self._table)
+        base = base_plan.points if base_plan else 0
+        must_meld = bool(getattr(cfg, "must_meld_discard", False))
+        new_meld = bool(getattr(cfg, "deepest_card_new_meld", False))
+        out = []
+        for a in self._legal:
+            d = int(a) - lay.take_base
+            if not 0 <= d < lay.deck_size:
+                continue
+            taken = self._pile[: d + 1]
+            hand = list(self._hand)
+            tcount = [0] * NUM_TYPES
+            for x in taken:
+                hand[x] += 1
+                tcount[x] += 1
+            oblig = taken[-1] if (call or d >= 1 or must_meld) else -1
+            oblig_new = new_meld and not call and oblig >= 0
+            plan = planner.best(hand, self._table, oblig, oblig_new)
+            if plan is None and oblig_new:
+                plan = planner.best(hand, self._table, oblig, False)
+            if plan is None:
+                continue
+            held = sum(min(plan.left[x], tcount[x]) * card_value(x, planner.v51015)
+                       for x in range(NUM_TYPES) if tcount[x])  # fmt: skip
+            out.append((plan.points - base - held, d))
+        return out
+
+    def _draw(self) -> int:
+        lay = self._lay
+        nets = [(n, d) for n, d in self._take_nets(call=False) if n > 0]
+        if nets:
+            best = max(n for n, _ in nets)
+            return lay.take_base + min(d for n, d in nets if n == best)
+        if self._mask[lay.draw_stock]:
+            return lay.draw_stock
+        if self._mask[lay.pass_action]:
+            return lay.pass_action
+        return int(self._legal[0])  # pragma: no cover - a draw phase always has one of these
+
+    def _call(self) -> int:
+        lay = self._lay
+        nets = self._take_nets(call=True)
+        if not nets:
+            # every legal call is one the planner cannot complete: call the shallowest anyway
+            takes = [int(a) for a in self._legal if lay.take_base <= a < lay.meld_base]
+            return takes[0] if takes else lay.pass_action
+        best = max(n for n, _ in nets)
+        return lay.take_base + min(d for n, d in nets if n == best)
+
+    # -- play ------------------------------------------------------------------------------------
+
+    def _step_action(self, step: Step) -> int:
+        lay = self._lay
+        kind, x, y = step
+        if kind == "meld":
+            return lay.meld_base + x
+        if kind == "layoff":
+            return lay.layoff_base + x * lay.max_melds + y
+        return lay.joker_base + 2 * x + y
+
+    def _placement_points(self, a: int) -> int:
+        """Points a legal meld or lay-off action scores."""
+        lay, v = self._lay, self._planner_now.v51015
+        if a < lay.layoff_base:
+            t = a - lay.meld_base
+            if TPL_KIND[t] == 1:
+                r = int(TPL_A[t])
+                nat = sum(card_value(q * 13 + r, v) for q in range(4) if int(TPL_B[t]) >> q & 1)
+                return nat + 15 * int(TPL_C[t])
+            s, lo, hi = int(TPL_A[t]), int(TPL_B[t]), int(TPL_C[t])
+            pts = 0
+            for pos in range(lo, hi + 1):
+                x = _pos_card(s, pos)
+                pts += placed_value(x, pos, v) if self._hand[x] > 0 else 15
+            return pts
+        if a < lay.joker_base:
+            c, m = divmod(a - lay.layoff_base, lay.max_melds)
+            pos = fit_natural(self._table[m], c) if m < len(self._table) else -1
+            return placed_value(c, -1 if pos == 14 else pos, v)
+        return 15
+
+    def _play(self, parts: Mapping[str, np.ndarray]) -> int:
+        lay, mask = self._lay, self._mask
+        ob_vec = parts["obligation"]
+        oblig = int(np.argmax(ob_vec)) if ob_vec.max() > 0.5 else -1
+        new_meld = bool(getattr(self._cfg, "deepest_card_new_meld", False))
+        planner = self._planner_now
+        plan = planner.best(self._hand, self._table, oblig, new_meld and oblig >= 0)
+        if plan is None and oblig >= 0:
+            plan = planner.best(self._hand, self._table, oblig, False)
+        if plan is not None:
+            for step in plan.steps:
+                a = self._step_action(step)
+                if 0 <= a < mask.shape[0] and mask[a]:
+                    return a
+        places = [int(a) for a in self._legal if lay.meld_base <= a < lay.discard_base]
+        if places:
+            pts = [self._placement_points(a) for a in places]
+            return places[int(np.argmax(pts))]
+        return self._discard(parts)
+
+    # -- discard ---------------------------------------------------------------------------------
+
+    def _discard(self, parts: Mapping[str, np.ndarray]) -> int:
+        lay = self._lay
+        cands = [int(a) - lay.discard_base for a in self._legal if a >= lay.discard_base]
+        cands = [c for c in cands if c < NUM_TYPES]
+        if not cands:
+            return int(self._legal[0])  # PASS or whatever else is left
+        v = self._planner_now.v51015
+        nxt = _counts(parts["known"][0]) if parts["known"].shape[0] else [0] * NUM_TYPES
+        pile_counts = _counts(parts["pile_counts"])
+        scores = [self._discard_score(c, v, nxt, pile_counts) for c in cands]
+        best = max(scores)
+        ties = [c for c, s in zip(cands, scores, strict=True) if s == best]
+        c = ties[int(self.rng.integers(len(ties)))] if len(ties) > 1 else ties[0]
+        return lay.discard_base + c
+
+    def _discard_score(self, c: int, v: bool, nxt: list[int], pile: list[int]) -> int:
+        score = card_value(c, v)
+        if c == JOKER:
+            return score - 100
+        if any(fit_natural(m, c) >= 0 for m in self._table):
+            score -= 50
+        if _melds_with_pile(c, pile):
+            score -= 30
+        s, r = divmod(c, 13)
+        danger = 0
+        keep = 0
+        hand = list(self._hand)
+        hand[c] -= 1
+        for x in range(52):
+            if not (nxt[x] or hand[x]):
+                continue
+            xs, xr = divmod(x, 13)
+            near = 0
+            if xr == r and xs != s:
+                near = 12
+            elif xs == s:
+                gap = min(abs(xr - r), 13 - abs(xr - r)) if 0 in (xr, r) else abs(xr - r)
+                near = 12 if gap == 1 else (6 if gap == 2 else 0)
+            if near:
+                danger += nxt[x] * near
+                keep += hand[x] * {12: 8 if xr == r else 6, 6: 3}[near]
+        return score - min(danger, 36) - min(keep, 16)
+
+
+def _melds_with_pile(c: int, pile: list[int]) -> bool:
+    """Does natural ``c`` form a meld with cards in the discard pile (a group of three suits, or
+    three in a row of one suit)?
+    """
+    s, r = divmod(c, 13)
+    if sum(1 for q in range(4) if q != s and pile[q * 13 + r] > 0) >= 2:
+        return True
+    pos = 13 if r == 0 and pile[s * 13 + 12] > 0 else r
+    has = [False] * 14
+    for p in range(14):
+        has[p] = p == pos or pile[_pos_card(s, p)] > 0
+    for lo in range(max(0, pos - 2), min(pos, 11) + 1):
+        if has[lo] and has[lo + 1] and has[lo + 2]:
+            return True
+    return False
+
+
+__all__ = ["FiveHundredGreedyAgent", "MeldPlanner", "Plan", "infer_layout", "table_melds"]
