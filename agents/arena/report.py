@@ -85,7 +85,8 @@ def notes(result: ArenaResult) -> list[str]:
         "win % = A wins / (A wins + B wins); draws (equal points, e.g. Gin dead hands) and "
         "truncated games excluded; "
         "score % counts draws as half; Wilson intervals treat the games as independent",
-        "margin = A's points minus B's points per game; CI: t interval over deals of the "
+        "margin = (A's points - B's points) / 2 per game (A's points in zero-sum Gin; "
+        "twice the margin is the score difference in 500 Rum); CI: t interval over deals of the "
         "pair-averaged margin; '± if independent': half-width treating games as independent",
         f"ratings: Bradley-Terry (MM) on all games, draws half a win, Elo scale, {anchor}; "
         f"CI: {s.bootstrap} bootstrap resamples of deals",

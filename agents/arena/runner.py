@@ -148,10 +148,11 @@ class PairStats:
     """Statistics of one pair, from agent A's point of view.
 
     Win rate = A wins / (A wins + B wins): draws (dead hands) and truncated games are left out
-    and reported separately; ``score_rate`` counts draws as half a win. The margin is A's points
-    minus B's points per game (``(return_a - return_b) / 2``; for zero-sum games like Gin Rummy
-    that is A's return), with a t interval over the duplicate deals of the pair-averaged margin
-    (``margin_lo``/``margin_hi``) and, for comparison, the half-width a t interval would have if
+    and reported separately; ``score_rate`` counts draws as half a win. The margin is half of A's
+    points minus B's points per game (``(return_a - return_b) / 2``; for zero-sum games like Gin
+    Rummy that is A's return; in 500 Rum twice the margin is the score difference), with a t
+    interval over the duplicate deals of the pair-averaged margin (``margin_lo``/``margin_hi``)
+    and, for comparison, the half-width a t interval would have if
     the games were independent (``margin_half_indep``).
     """
 
