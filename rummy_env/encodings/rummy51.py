@@ -26,7 +26,7 @@ from functools import cached_property
 
 import numpy as np
 
-from rummy_env.core.cards import SUITS, card_to_str
+from rummy_env.core.cards import card_to_str
 from rummy_env.core.jmelds import NUM_TEMPLATES, template_str
 from rummy_env.encodings.pieces import Piece, build_pieces, table_specs
 
@@ -44,8 +44,6 @@ OUT_NONE = 0
 OUT_WENT_OUT = 1
 OUT_DRAW = 2
 OUTCOME_NAMES = ("none", "went_out", "draw")
-
-POS_NAMES = "A23456789TJQKA"
 
 
 @dataclass(frozen=True)
@@ -131,7 +129,7 @@ class Layout:
             return f"LAYOFF_JOKER[{s}, {'high' if e else 'low'}]"
         if self.retrieve_base <= a < self.discard_base:
             s, k = divmod(a - self.retrieve_base, 14)
-            return f"RETRIEVE[{s}, {POS_NAMES[k]}|{SUITS[k] if k < 4 else '-'}]"
+            return f"RETRIEVE[{s}, {k}]"
         if self.discard_base <= a < self.num_actions:
             return f"DISCARD[{card_to_str(a - self.discard_base)}]"
         return f"<invalid action {a}>"

@@ -198,7 +198,7 @@ def make_work():
     rs = np.empty(13, np.int64)
     sp = np.empty(4, np.int64)
     known_save = np.empty(53, np.int8)
-    levels = np.zeros((DEPTH, 12), np.int64)
+    levels = np.zeros((DEPTH, 13), np.int64)
     return cand_t, cand_j, kept, rs, sp, known_save, levels
 
 
@@ -269,7 +269,7 @@ def _give(h, t, j, nat, tables):
 
 
 # columns of the search's level table ``ws[6]``
-_NEED, _MUST, _OWED, _ROOM, _SWAP, _PIV, _NF, _K, _AT, _AJ, _ANAT, _SKIP = range(12)
+_NEED, _MUST, _OWED, _ROOM, _SWAP, _PIV, _NF, _K, _AT, _AJ, _ANAT, _SKIP, _TAKEN = range(13)
 
 
 @njit(cache=True)
@@ -285,7 +285,7 @@ def _undo_level(h, kept, lv, d, tables):
 
 
 @njit(cache=True)
-def _enter(h, kept, taken, lv, d, tables, ws) -> int:
+def _enter(h, kept, lv, d, tables, ws) -> int:
     """Set up search level ``d``: 1 if its position already ends the turn, else 0 (and the
     candidate templates for its pivot are listed, or the level is marked exhausted).
     """
@@ -296,7 +296,7 @@ def _enter(h, kept, taken, lv, d, tables, ws) -> int:
     lv[d, _K] = 0
     lv[d, _SKIP] = 1
     if need <= 0 and must < 0:
-        if _leaf_ok(h, kept, taken, owed, lv[d, _ROOM], lv[d, _SWAP] != 0):
+        if _leaf_ok(h, kept, lv[d, _TAKEN], owed, lv[d, _ROOM], lv[d, _SWAP] != 0):
             return 1
         if owed <= 0:
             return 0  # more melds only leave fewer cards
@@ -361,12 +361,13 @@ def _reach(h, kept, need, must, taken, owed, room, swap, tables, ws) -> bool:
     lv[0, _OWED] = owed
     lv[0, _ROOM] = room
     lv[0, _SWAP] = swap
+    lv[0, _TAKEN] = taken
     d = 0
     entering = True
     while True:
         if entering:
             entering = False
-            if _enter(h, kept, taken, lv, d, tables, ws):
+            if _enter(h, kept, lv, d, tables, ws):
                 for e in range(d - 1, -1, -1):
                     _undo_level(h, kept, lv, e, tables)
                 return True
@@ -386,6 +387,7 @@ def _reach(h, kept, need, must, taken, owed, room, swap, tables, ws) -> bool:
         lv[d, _K] = k
         if t >= 0:
             sw = lv[d, _SWAP]
+            taken = lv[d, _TAKEN]
             # a group of 3 with a joker that the taken card, if it is all that is left, could
             # replace (a retrieval), so that the joker is discarded instead
             if 0 <= taken < 52 and kinds[t] == 1 and j >= 1 and troom[t] == 1:
@@ -399,6 +401,8 @@ def _reach(h, kept, need, must, taken, owed, room, swap, tables, ws) -> bool:
             lv[d + 1, _OWED] = max(lv[d, _OWED] - j, 0)
             lv[d + 1, _ROOM] = lv[d, _ROOM] + troom[t]
             lv[d + 1, _SWAP] = sw
+            # once a card of the type taken is melded, a copy still held is the player's own
+            lv[d + 1, _TAKEN] = -1 if template_uses(t, j, taken, kinds, ta, tb, tc) else taken
             d += 1
             entering = True
             continue
@@ -412,6 +416,7 @@ def _reach(h, kept, need, must, taken, owed, room, swap, tables, ws) -> bool:
             lv[d + 1, _OWED] = lv[d, _OWED]
             lv[d + 1, _ROOM] = lv[d, _ROOM]
             lv[d + 1, _SWAP] = lv[d, _SWAP]
+            lv[d + 1, _TAKEN] = lv[d, _TAKEN]
             d += 1
             entering = True
             continue
@@ -589,9 +594,6 @@ def deal_hand(rec, cfg, shuffle):
     rec.n_melds = 0
     rec.reshuffles = 0
     rec.pile_draws = 0
-    rec.hand_winner = -1
-    rec.rummy = 0
-    rec.outcome = 0
     _start_turn(rec, _next_active(rec, cfg, rec.dealer))
 
 
@@ -608,6 +610,9 @@ def reset_episode(rec, cfg, dealer, shuffle):
     rec.done = 0
     rec.truncated = 0
     rec.winner = -1
+    rec.hand_winner = -1
+    rec.rummy = 0
+    rec.outcome = 0
     rec.dealer = _rng.randint(rec, cfg[C_P]) if dealer < 0 else dealer
     deal_hand(rec, cfg, shuffle)
 

@@ -47,7 +47,7 @@ def make_state_dtype(num_players: int, deck_size: int, max_melds: int) -> np.dty
             ("owed", np.int8),  # retrieved jokers still to be melded this turn
             ("reshuffles", np.int16),  # times the pile became the stock this hand
             ("pile_draws", np.int16),  # draws of the top discard this hand
-            ("outcome", np.int8),  # 0 playing, 1 went out, 2 draw (stock exhausted)
+            ("outcome", np.int8),  # last finished hand: 0 none yet, 1 went out, 2 draw
             ("hand_winner", np.int8),  # who went out in the last hand, -1
             ("rummy", np.int8),  # the last hand was won with a Rummy
             ("winner", np.int8),  # match winner, -1
