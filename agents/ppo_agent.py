@@ -13,7 +13,7 @@ In the arena::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,16 +35,35 @@ def _layer(i: int, o: int, std: float = 2**0.5) -> nn.Linear:
 
 
 class MaskedActorCritic(nn.Module):
-    """MLP trunk with a policy head (one logit per action) and a value head.
+    """MLP trunk with a policy head (one logit per action) and a value head, plus an optional
+    card head for games whose actions are indexed by card.
+
+    The card head scores every card with one small network shared by all cards: its inputs are
+    the card's entries in the 52-wide card planes of the input (hand, top discard, ...,
+    deadwood after discarding it) plus a projection of the trunk's state, and its outputs are
+    added to the logits of the card-indexed action blocks (discard c, knock c). A plain MLP has
+    to learn 52 separate "this card, this action" mappings; the shared head learns one.
 
     Args:
         obs_size: input size (observation plus features).
         num_actions: number of action ids.
         hidden: width of each hidden layer.
         layers: number of hidden layers.
+        card_inputs: offsets of 52-wide card planes in the input (empty: no card head).
+        card_actions: first action id of each 52-wide card-indexed action block.
+        card_hidden: width of the card head.
     """
 
-    def __init__(self, obs_size: int, num_actions: int, hidden: int = 128, layers: int = 2):
+    def __init__(
+        self,
+        obs_size: int,
+        num_actions: int,
+        hidden: int = 128,
+        layers: int = 2,
+        card_inputs: Sequence[int] = (),
+        card_actions: Sequence[int] = (),
+        card_hidden: int = 32,
+    ) -> None:
         super().__init__()
         dims = [obs_size] + [hidden] * layers
         trunk: list[nn.Module] = []
@@ -53,14 +72,27 @@ class MaskedActorCritic(nn.Module):
         self.trunk = nn.Sequential(*trunk)
         self.policy = _layer(hidden, num_actions, 0.01)
         self.value = _layer(hidden, 1, 1.0)
+        self.card_inputs = [int(o) for o in card_inputs]
+        self.card_actions = [int(a) for a in card_actions]
+        if self.card_inputs and self.card_actions:
+            self.card_in = _layer(len(self.card_inputs), card_hidden)
+            self.card_ctx = _layer(hidden, card_hidden)
+            self.card_out = _layer(card_hidden, len(self.card_actions), 0.01)
+            ids = [b + c for b in self.card_actions for c in range(52)]
+            self.register_buffer("card_ids", torch.tensor(ids), persistent=False)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits (illegal actions at ``MASKED_LOGIT``) and values, for (B, D) inputs and
         (B, A) bool masks.
         """
         h = self.trunk(x)
-        logits = self.policy(h).masked_fill(~mask, MASKED_LOGIT)
-        return logits, self.value(h).squeeze(-1)
+        logits = self.policy(h)
+        if self.card_inputs and self.card_actions:
+            planes = torch.stack([x[:, o : o + 52] for o in self.card_inputs], -1)  # (B, 52, K)
+            z = torch.tanh(self.card_in(planes) + self.card_ctx(h)[:, None, :])
+            per_card = self.card_out(z).transpose(1, 2).reshape(x.shape[0], -1)  # (B, M * 52)
+            logits = logits.index_add(1, self.card_ids, per_card)
+        return logits.masked_fill(~mask, MASKED_LOGIT), self.value(h).squeeze(-1)
 
 
 def build_checkpoint(net: MaskedActorCritic, meta: dict[str, Any]) -> dict[str, Any]:
@@ -71,9 +103,20 @@ def build_checkpoint(net: MaskedActorCritic, meta: dict[str, Any]) -> dict[str, 
 
 
 def load_network(ckpt: Mapping[str, Any]) -> MaskedActorCritic:
-    """Rebuild the network of an agent checkpoint dict (in eval mode)."""
-    net = MaskedActorCritic(ckpt["obs_size"], ckpt["num_actions"], ckpt["hidden"], ckpt["layers"])
-    net.load_state_dict(ckpt["state_dict"])
+    """Rebuild the network of an agent checkpoint dict (in eval mode; freshly initialised when
+    ``state_dict`` is None).
+    """
+    net = MaskedActorCritic(
+        ckpt["obs_size"],
+        ckpt["num_actions"],
+        ckpt["hidden"],
+        ckpt["layers"],
+        ckpt.get("card_inputs", ()),
+        ckpt.get("card_actions", ()),
+        ckpt.get("card_hidden", 32),
+    )
+    if ckpt.get("state_dict") is not None:
+        net.load_state_dict(ckpt["state_dict"])
     return net.eval()
 
 

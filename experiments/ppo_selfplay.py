@@ -44,8 +44,13 @@ from tqdm import tqdm
 import rummy_env
 from agents.arena.registry import AGENTS, _value, make_agent
 from agents.arena.stats import wilson_interval
-from agents.ppo_agent import MaskedActorCritic, build_checkpoint
-from rummy_env.wrappers.features import add_features, default_features, feature_size
+from agents.ppo_agent import MaskedActorCritic, build_checkpoint, load_network
+from rummy_env.wrappers.features import (
+    add_features,
+    card_layout,
+    default_features,
+    feature_size,
+)
 
 # rewards scaled to about [-1, 1] where the game offers it
 DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {
@@ -71,8 +76,10 @@ class Config:
     pool_size: int = 8
     pool_every: int = 20  # updates between pool snapshots
     baseline: str = ""  # "" = the game's default baseline agent
+    eval_baseline: str = ""  # agent evaluated against; "" = baseline
     hidden: int = 128
     layers: int = 2
+    card_head: int = 32  # width of the shared per-card policy head (0: none; Gin Rummy only)
     lr: float = 3e-4
     anneal_lr: bool = True
     gamma: float = 1.0
@@ -81,6 +88,7 @@ class Config:
     num_minibatches: int = 4
     clip_coef: float = 0.2
     ent_coef: float = 0.01
+    shaping: float = 1.0  # deadwood shaping weight at the start (Gin), annealed to 0 by the end
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     eval_every: int = 20  # updates; 0 = only at the end
@@ -141,6 +149,8 @@ def compute_gae(
     next_values: np.ndarray,
     gamma: float,
     lam: float,
+    phi: np.ndarray | None = None,
+    next_phi: np.ndarray | None = None,
 ) -> np.ndarray:
     """GAE over each (game, seat) trajectory of a turn-based rollout.
 
@@ -153,6 +163,11 @@ def compute_gae(
         next_values: (N, P) value of each seat's next decision after the rollout (its own view).
         gamma: discount per decision of the seat.
         lam: GAE lambda.
+        phi: (T, N) optional shaping score of each decision's state (acting seat's view): a
+            decision is also rewarded ``phi(next decision of the seat) - phi(this one)``, and
+            nothing after the seat's last decision of an episode (so an episode's shaping sums
+            to its last minus its first score).
+        next_phi: (N, P) shaping score of each seat's next decision after the rollout.
 
     Returns:
         (T, N) advantages (0 where ``train`` is False).
@@ -162,15 +177,23 @@ def compute_gae(
     nv = next_values.astype(np.float64).copy()  # value of each seat's next decision
     nadv = np.zeros_like(nv)  # advantage of each seat's next decision
     acc = np.zeros_like(nv)  # rewards since each seat's next decision, walking backwards
+    shaped = phi is not None
+    nphi = next_phi.astype(np.float64).copy() if shaped else None
+    has_next = np.ones_like(nv, dtype=bool)  # the seat decides again in this episode
     adv = np.zeros((t_len, n))
     for t in range(t_len - 1, -1, -1):
         d = dones[t]
         nv[d] = 0.0  # the seat's last decision of an episode bootstraps from 0
         nadv[d] = 0.0
         acc[d] = 0.0
+        has_next[d] = False
         acc += rewards[t]
         p = cur[t]
-        delta = acc[rows, p] + gamma * nv[rows, p] - values[t]
+        r = acc[rows, p]
+        if shaped:
+            r = r + np.where(has_next[rows, p], nphi[rows, p] - phi[t], 0.0)
+            nphi[rows, p] = phi[t]
+        delta = r + gamma * nv[rows, p] - values[t]
         a = delta + gamma * lam * nadv[rows, p]
         k = train[t]
         adv[t, k] = a[k]
@@ -178,7 +201,19 @@ def compute_gae(
         nv[rows, p] = values[t]
         nadv[rows, p] = np.where(k, a, 0.0)
         acc[rows, p] = 0.0
+        has_next[rows, p] = True
     return adv
+
+
+def shaping_score(cfg: Config, x: np.ndarray) -> np.ndarray | None:
+    """Per-row shaping score of featured observations: minus the hand's deadwood / 100 for Gin
+    Rummy with deadwood features (10 cards: now; 11 cards: after the best discard), else None.
+    """
+    if cfg.features != "gin_deadwood":
+        return None
+    n_cards = x[:, :52].sum(1)
+    dw = x[:, x.shape[1] - feature_size(cfg.features) + 52]
+    return np.where((n_cards == 10) | (n_cards == 11), -dw, 0.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -293,6 +328,7 @@ def finalize(cfg: Config) -> Config:
     cfg.options = {**DEFAULT_OPTIONS.get(cfg.game, {}), **cfg.options}
     cfg.features = cfg.features or default_features(cfg.game)
     cfg.baseline = cfg.baseline or baseline_name(cfg.game)
+    cfg.eval_baseline = cfg.eval_baseline or cfg.baseline
     cfg.out = cfg.out or f"runs/ppo_{cfg.game}"
     return cfg
 
@@ -334,8 +370,11 @@ def main() -> None:
         "hidden": cfg.hidden,
         "layers": cfg.layers,
     }
-    net = MaskedActorCritic(in_size, num_actions, cfg.hidden, cfg.layers)
-    opp_net = MaskedActorCritic(in_size, num_actions, cfg.hidden, cfg.layers)
+    if cfg.card_head:
+        planes, blocks = card_layout(cfg.game, cfg.features, obs_size)
+        meta.update(card_inputs=planes, card_actions=blocks, card_hidden=cfg.card_head)
+    net = load_network({**meta, "state_dict": None}).train()
+    opp_net = load_network({**meta, "state_dict": None})
     optim = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
 
     # game roles by index: self-play, pool, baseline; learner seat of the non-self-play games
@@ -397,7 +436,7 @@ def main() -> None:
             },
             out / "checkpoint.pt",
         )
-        plot_curve(csv_path, out / "learning_curve.png", f"{cfg.game}: PPO vs {cfg.baseline}")
+        plot_curve(csv_path, out / "learning_curve.png", f"{cfg.game}: PPO vs {cfg.eval_baseline}")
 
     # rollout storage
     T = cfg.num_steps
@@ -410,6 +449,7 @@ def main() -> None:
     dones = np.zeros((T, n), dtype=bool)
     curs = np.zeros((T, n), dtype=np.int64)
     trains = np.zeros((T, n), dtype=bool)
+    phis = np.zeros((T, n), dtype=np.float64)
     ep_ret = np.zeros((n, num_players))
 
     # a resumed run continues on fresh games (seeded by the update count)
@@ -446,6 +486,9 @@ def main() -> None:
             if rows.size:
                 a[rows] = baseline(obs["observation"][rows], obs["action_mask"][rows])
             xs[t], masks[t], acts[t], curs[t], trains[t] = x, mask, a, cur, train
+            score = shaping_score(cfg, x)
+            if score is not None:
+                phis[t] = score
             logps[t], vals[t] = logp.numpy(), value.numpy()
             obs, rewards, term, trunc, info = venv.step(a)
             rews[t], dones[t] = rewards, term | trunc
@@ -468,13 +511,25 @@ def main() -> None:
                 x_next.append(add_features(cfg.features, o))
                 who.append((rows, np.full(rows.size, p)))
         with torch.no_grad():
-            h = net.trunk(torch.from_numpy(np.concatenate(x_next)))
+            h = net.trunk(torch.from_numpy(np.concatenate(x_next)))  # fmt: skip
             v = net.value(h).squeeze(-1).numpy()
         k = 0
         for rows, seats in who:
             next_values[rows, seats] = v[k : k + rows.size]
             k += rows.size
-        adv = compute_gae(vals, rews, dones, curs, trains, next_values, cfg.gamma, cfg.gae_lambda)
+        coef = cfg.shaping * (1.0 - update / num_updates)
+        x_all = np.concatenate(x_next)
+        score = shaping_score(cfg, x_all)
+        phi = next_phi = None
+        if coef and score is not None:
+            next_phi, k = np.zeros((n, num_players)), 0
+            for rows, seats in who:
+                next_phi[rows, seats] = coef * score[k : k + rows.size]
+                k += rows.size
+            phi = coef * phis
+        adv = compute_gae(
+            vals, rews, dones, curs, trains, next_values, cfg.gamma, cfg.gae_lambda, phi, next_phi
+        )
         ret = adv + vals
 
         # -- PPO update on the learner's decisions --------------------------------------------
@@ -544,7 +599,7 @@ def main() -> None:
         }
         if (cfg.eval_every and update % cfg.eval_every == 0) or update == num_updates:
             net.eval()
-            row.update(evaluate(net, cfg, cfg.baseline, cfg.eval_games, 10**6 + update))
+            row.update(evaluate(net, cfg, cfg.eval_baseline, cfg.eval_games, 10**6 + update))
             net.train()
         writer.writerow(row)
         csv_file.flush()

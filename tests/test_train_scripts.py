@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import importlib.util
-import subprocess
 import sys
 from pathlib import Path
 
@@ -24,12 +23,15 @@ def _script(name: str):
     return mod
 
 
-def _run(*args: str) -> str:
-    out = subprocess.run(
-        [sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
-    return out.stdout
+def _run(script: str, *args: str) -> None:
+    """Run an experiment script's ``main()`` in this process (no interpreter start-up)."""
+    name = Path(script).stem
+    old = sys.argv
+    sys.argv = [script, *args]
+    try:
+        (sys.modules.get(name) or _script(name)).main()
+    finally:
+        sys.argv = old
 
 
 def test_gae_per_seat_trajectories() -> None:
@@ -56,6 +58,15 @@ def test_gae_per_seat_trajectories() -> None:
     rewards[:] = 0
     adv = gae(values, rewards, dones, cur, train, np.array([[0.5, -0.5]]), gamma=1.0, lam=0.0)
     np.testing.assert_allclose(adv[:, 0], [0.3 - 0.1, 0.0, 0.5 - 0.3, 0.0])
+    # shaping: a decision also earns phi(next decision of its seat) - phi(its own state), and
+    # the seat's last decision of an episode earns no shaping
+    train[:] = True
+    dones[3] = True
+    rewards[3, 0] = [1.0, -1.0]
+    phi = np.array([[-0.5], [-0.6], [-0.2], [-0.1]])
+    adv = gae(values * 0, rewards, dones, cur, train, np.zeros((1, 2)), 1.0, 0.0, phi,
+              np.zeros((1, 2)))  # fmt: skip
+    np.testing.assert_allclose(adv[:, 0], [0.3, 0.5, 1.0, -1.0])
 
 
 def test_ppo_selfplay_smoke_and_resume(tmp_path) -> None:

@@ -112,9 +112,28 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
     return out[0] if single else out
 
 
+def card_layout(game: str, features: str, obs_size: int) -> tuple[list[int], list[int]]:
+    """Card planes of a game's (featured) observation and its card-indexed action blocks, for
+    a policy's card head: (offsets of 52-wide card planes, first ids of 52-wide action blocks).
+    Empty for games without a known layout.
+
+    Args:
+        game: game name.
+        features: the feature set appended to the observation.
+        obs_size: size of the raw observation (without features).
+    """
+    if game != "gin_rummy":
+        return [], []
+    # hand, discard_top, discard_pile, opponent_known (rummy_env.encodings.gin_rummy)
+    planes = [0, 52, 104, 156]
+    if features == "gin_deadwood":
+        planes.append(obs_size)  # deadwood after discarding each card
+    return planes, [3, 55]  # DISCARD[c], KNOCK[c]
+
+
 def default_features(game: str) -> str:
     """The feature set used by default for ``game``."""
     return "gin_deadwood" if game == "gin_rummy" else "none"
 
 
-__all__ = ["FEATURES", "add_features", "default_features", "feature_size"]
+__all__ = ["FEATURES", "add_features", "card_layout", "default_features", "feature_size"]
