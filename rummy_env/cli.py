@@ -96,23 +96,36 @@ def _simulate_gin_rummy(config: Any, n_games: int, seed: int) -> dict[str, np.nd
     return {"outcome": oc[:, 0], "decisions": ln[:, 0], "hands": hp[:, 0], "points": pts[:, 0]}
 
 
-def _simulate_five_hundred_rum(config: Any, n_games: int, seed: int) -> dict[str, np.ndarray]:
-    """Random 500 Rum with the compiled parallel kernel (one episode per game)."""
-    from rummy_env.rules.five_hundred_rum import kernels as K
+def _joker_game_simulator(name: str, sign: int = 1) -> SimulateFn:
+    """Random play of a joker game (500 Rum, Rummy 51) with its compiled parallel kernel, one
+    episode per game; ``sign=-1`` turns penalties into points (higher is better).
+    """
 
-    _, game_cls = GAMES["five_hundred_rum"]
-    game = game_cls(config, n_games)
-    game.seed(seed)
-    oc = np.zeros((n_games, 1), np.int64)
-    ln = np.zeros((n_games, 1), np.int64)
-    hp = np.zeros((n_games, 1), np.int64)
-    pts = np.zeros((n_games, 1, config.num_players), np.int64)
-    K.play_random_parallel(game.states, game.cfg, K.TABLES, 1, game.num_actions, oc, ln, pts, hp)
-    return {"outcome": oc[:, 0], "decisions": ln[:, 0], "hands": hp[:, 0], "points": pts[:, 0]}
+    def simulate(config: Any, n_games: int, seed: int) -> dict[str, np.ndarray]:
+        _, game_cls = GAMES[name]
+        game = game_cls(config, n_games)
+        game.seed(seed)
+        k = game.kernels
+        oc = np.zeros((n_games, 1), np.int64)
+        ln = np.zeros((n_games, 1), np.int64)
+        hp = np.zeros((n_games, 1), np.int64)
+        pts = np.zeros((n_games, 1, config.num_players), np.int64)
+        k.play_random_parallel(game.states, game.cfg, k.TABLES, 1, game.num_actions, oc, ln, pts,
+                               hp)  # fmt: skip
+        return {
+            "outcome": oc[:, 0],
+            "decisions": ln[:, 0],
+            "hands": hp[:, 0],
+            "points": sign * pts[:, 0],
+        }
+
+    simulate.__doc__ = f"Random {name} with the compiled parallel kernel (one episode per game)."
+    return simulate
 
 
 def _register_builtin() -> None:
     from rummy_env.encodings import five_hundred_rum as E500
+    from rummy_env.encodings import rummy51 as E51
     from rummy_env.encodings.gin_rummy import OUTCOME_NAMES
 
     register_simulator(
@@ -130,7 +143,7 @@ def _register_builtin() -> None:
     )
     register_simulator(
         "five_hundred_rum",
-        _simulate_five_hundred_rum,
+        _joker_game_simulator("five_hundred_rum"),
         E500.OUTCOME_NAMES,
         variants={
             "standard": {},
@@ -141,6 +154,20 @@ def _register_builtin() -> None:
             "floating": {"going_out": "floating"},
             "discard_required": {"going_out": "discard_required"},
             "game_to_500": {"episode": "game"},
+        },
+    )
+    register_simulator(
+        "rummy51",
+        _joker_game_simulator("rummy51", sign=-1),  # points: minus the penalties
+        E51.OUTCOME_NAMES,
+        variants={
+            "standard": {},
+            "4_players": {"num_players": 4},
+            "6_players": {"num_players": 6},
+            "joker_must_be_melded": {"retrieved_joker_must_be_melded": True},
+            "discard_draw_needs_opening": {"discard_draw_requires_opening": True},
+            "no_reshuffle": {"max_reshuffles": 0},
+            "match_to_101": {"episode": "match"},
         },
     )
 

@@ -323,3 +323,18 @@ def test_simulate_five_hundred_rum(capsys):
     assert [r[1] for r in rows] == ["standard", "4_players", "floating"]
     assert all(r[2] == "40" for r in rows)  # games
     assert "went_out%" in out and "p3 pts" in out
+
+
+def test_simulate_rummy51(capsys):
+    rc = main(
+        ["simulate", "--game", "rummy51", "--games", "30", "--seed", "0", "--no-progress",
+         "--variants", "standard,6_players,match_to_101"]
+    )  # fmt: skip
+    assert rc == 0
+    out = capsys.readouterr().out
+    rows = [ln.split() for ln in out.splitlines() if ln.startswith("rummy51")]
+    assert [r[1] for r in rows] == ["standard", "6_players", "match_to_101"]
+    assert all(r[2] == "30" for r in rows)
+    assert "went_out%" in out and "draw%" in out and "p5 pts" in out
+    # points are minus the penalties: never positive
+    assert all(float(x) <= 0 for x in rows[0][8:10])
