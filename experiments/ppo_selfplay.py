@@ -106,10 +106,9 @@ class Config:
 
 
 def baseline_name(game: str) -> str:
-    """The rule-based agent a game is evaluated against."""
-    if game == "gin_rummy":
-        return "simple"
-    return "greedy" if "greedy" in AGENTS else "random"
+    """The rule-based agent a game is evaluated against (``random`` where there is none)."""
+    rule_based = {"gin_rummy": "simple", "five_hundred_rum": "greedy"}.get(game, "random")
+    return rule_based if rule_based in AGENTS else "random"
 
 
 def batched(agent: Any) -> Any:

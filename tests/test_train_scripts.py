@@ -91,10 +91,12 @@ def test_ppo_selfplay_smoke_and_resume(tmp_path) -> None:
     assert agent.meta["global_step"] == 1024 and agent.features == "gin_deadwood"
 
 
-def test_ppo_selfplay_other_game(tmp_path) -> None:
-    out = tmp_path / "rum"
-    _run("experiments/ppo_selfplay.py", "--game", "five_hundred_rum", "--num-envs", "16",
+@pytest.mark.parametrize("game", ["five_hundred_rum", "rummy51"])
+def test_ppo_selfplay_other_games(tmp_path, game: str) -> None:
+    out = tmp_path / game
+    _run("experiments/ppo_selfplay.py", "--game", game, "--num-envs", "16",
          "--num-steps", "8", "--total-steps", "256", "--eval-games", "4", "--hidden", "16",
+         "--baseline", "random",
          "--out", str(out), "--no-progress", "--no-tensorboard")  # fmt: skip
     assert (out / "agent.pt").exists()
 
