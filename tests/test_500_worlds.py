@@ -1,0 +1,242 @@
+"""500 Rum sampled worlds (``FiveHundredRumGame.sample_worlds``): consistent with what the
+player knows, the hidden cards redealt, reproducible, and playable to the end.
+
+A world must never contradict the player's observation (its observation vector is the real
+one), hold exactly the deck, keep every card the player can place (own hand, pile, table, the
+others' cards known from the pile), deal the rest (the others' hidden cards and the stock) from
+the same cards as the real game, and leave the player to act a legal move, since the rules
+already tell everyone that player has one (a turn that can be completed, a "Rummy!" call when
+offered). Masks are compared with the slow reference (``reference_500``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from reference_500 import meld_cards, reference_mask, table_of
+
+from rummy_env import five_hundred_rum_v0
+from rummy_env.core.cards import parse_cards
+from rummy_env.encodings import five_hundred_rum as E
+from rummy_env.rules.five_hundred_rum import kernels as K
+from rummy_env.testing import rum_deck
+
+SHAPES = [
+    {"num_players": 2},
+    {"num_players": 3},
+    {"num_players": 4, "going_out": "discard_required"},
+    {"num_players": 5},  # two decks
+    {"num_players": 2, "deepest_card_new_meld": True, "must_meld_discard": True},
+    {"num_players": 3, "rummy_call": "layoff_only", "no_jokers": True},
+]
+
+
+def _deck(config) -> Counter:
+    c = Counter({card: config.decks for card in range(52)})
+    if config.jokers:
+        c[52] = config.jokers
+    return c
+
+
+def _all_cards(rec, config) -> Counter:
+    """Hands + stock + pile + table (jokers as type 52)."""
+    c: Counter = Counter()
+    for q in range(config.num_players):
+        c.update({t: int(rec["hands"][q][t]) for t in range(53)})
+    c.update(int(x) for x in rec["deck"][int(rec["deck_pos"]) :])
+    c.update(int(x) for x in rec["pile"][: int(rec["pile_n"])])
+    for meld in table_of(rec):
+        c.update(meld_cards(meld))
+    return +c
+
+
+def _hidden(rec, player, config) -> Counter:
+    """The cards ``player`` cannot place: the others' unknown cards and the stock."""
+    c: Counter = Counter(int(x) for x in rec["deck"][int(rec["deck_pos"]) :])
+    for q in range(config.num_players):
+        if q != player:
+            hidden = rec["hands"][q].astype(int) - rec["known"][q].astype(int)
+            c.update({t: int(hidden[t]) for t in range(53)})
+    return +c
+
+
+def _has_move(mask, rec, lay) -> bool:
+    """A legal action, and a call when a call is offered (PASS alone is no call)."""
+    legal = set(np.flatnonzero(mask).tolist())
+    if int(rec["phase"]) == E.PH_CALL:
+        legal.discard(lay.pass_action)
+    return bool(legal)
+
+
+def _play(env, steps, rng):
+    """Random legal actions biased towards deep draws, calls and melds (obligations pending
+    for other players, known cards, a table to lay off on)."""
+    lay = env.layout
+    for _ in range(steps):
+        if env.state_record["done"]:
+            return
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        takes = [a for a in legal if lay.take_base <= a < lay.meld_base]
+        places = [a for a in legal if lay.meld_base <= a < lay.discard_base]
+        if takes and rng.random() < 0.6:
+            a = max(takes) if rng.random() < 0.5 else rng.choice(takes)
+        elif places and rng.random() < 0.7:
+            a = rng.choice(places)
+        else:
+            a = rng.choice(legal)
+        env.step(int(a))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), shape=st.sampled_from(SHAPES), steps=st.integers(0, 150))
+def test_sampled_worlds_never_contradict_the_observation(seed, shape, steps):
+    env = five_hundred_rum_v0.raw_env(**shape)
+    env.reset(seed=seed)
+    _play(env, steps, np.random.default_rng(seed))
+    game, config, lay = env.game, env.config, env.layout
+    real = game.states[0].copy()
+    cur = int(real["cur"])
+    deck = _deck(config)
+    for q in range(config.num_players):
+        worlds = game.sample_worlds(0, q, 6, seed=seed)
+        hidden = game.hidden_cards(0, q)
+        assert Counter(hidden) == _hidden(real, q, config)
+        differs = False
+        for w in range(6):
+            rec = worlds.states[w]
+            # nothing the player sees changes
+            assert np.array_equal(worlds.observe(w, q), game.observe(0, q))
+            assert np.array_equal(rec["hands"][q], real["hands"][q])
+            assert np.array_equal(rec["known"], real["known"])
+            assert (rec["hands"] >= rec["known"]).all()
+            assert list(rec["hands"].sum(1)) == list(real["hands"].sum(1))
+            # the deck, and the cards hidden from the player, are the real ones dealt anew
+            assert _all_cards(rec, config) == deck
+            assert Counter(int(c) for c in rec["deck"]) == deck
+            assert _hidden(rec, q, config) == Counter(hidden)
+            differs |= not np.array_equal(rec["hands"], real["hands"]) or not np.array_equal(
+                rec["deck"][int(rec["deck_pos"]) :], real["deck"][int(real["deck_pos"]) :]
+            )
+            # masks: refreshed, exact, the player's own unchanged, a legal move for whoever acts
+            mask = worlds.action_mask(w)
+            if not rec["done"]:
+                assert set(np.flatnonzero(mask).tolist()) == reference_mask(rec, config)
+                assert _has_move(mask, rec, lay)
+            if q == cur:
+                assert np.array_equal(mask, game.action_mask(0))
+        if len(hidden) > 12:
+            assert differs  # with many hidden cards, some world deals them differently
+
+
+def test_seeding_is_reproducible_and_worlds_differ():
+    env = five_hundred_rum_v0.raw_env(num_players=3)
+    env.reset(seed=5)
+    _play(env, 40, np.random.default_rng(5))
+    game = env.game
+    before = game.states.copy(), game.masks.copy()
+    a = game.sample_worlds(0, 1, 8, seed=11)
+    b = game.sample_worlds(0, 1, 8, seed=11)
+    c = game.sample_worlds(0, 1, 8, seed=np.random.default_rng(11))
+    d = game.sample_worlds(0, 1, 8, seed=12)
+    assert a.states.tobytes() == b.states.tobytes() == c.states.tobytes()
+    assert np.array_equal(a.masks, b.masks)
+    assert a.states.tobytes() != d.states.tobytes()
+    # the worlds differ from each other, in the hidden cards and in their random streams
+    hands = {a.states[w]["hands"].tobytes() for w in range(8)}
+    stocks = {a.states[w]["deck"].tobytes() for w in range(8)}
+    assert len(hands) > 1 and len(stocks) > 1
+    assert len(set(a.states["rng"].tolist())) == 8
+    assert not (a.states["rng"] == game.states[0]["rng"]).any()
+    # the real game is untouched
+    assert game.states.tobytes() == before[0].tobytes()
+    assert np.array_equal(game.masks, before[1])
+    with pytest.raises(ValueError, match="player"):
+        game.sample_worlds(0, 3, 2)
+
+
+@pytest.mark.parametrize("shape", [{"num_players": 2}, {"num_players": 4}, {"num_players": 6}])
+def test_worlds_can_be_played_to_the_end(shape):
+    env = five_hundred_rum_v0.raw_env(**shape)
+    env.reset(seed=3)
+    _play(env, 30, np.random.default_rng(3))
+    worlds = env.game.sample_worlds(0, int(env.state_record["cur"]), 16, seed=0)
+    rng = np.random.default_rng(0)
+    finished = np.zeros(16, bool)
+    for _ in range(3000):
+        masks = worlds.masks[:, : worlds.num_actions]
+        assert (masks.sum(1) > 0).all()
+        actions = (rng.random(masks.shape) * masks).argmax(1)
+        _, _, term, trunc, _ = worlds.step(actions, autoreset=True)
+        finished |= term | trunc
+        if finished.all():
+            break
+    assert finished.all()
+
+
+def _obliged(max_tries=10_000):
+    """Two players; player_1 took the 7h from deep in the pile and must meld it. Player_0 sees
+    player_1's other cards (taken from the pile too) but for two, the 6h and 8h, the only ones
+    that meld the 7h here; whoever holds the player_1 seat in a world must be able to as well.
+    """
+    known = "7h Kc Qd 2s 4d Tc Js 3c 9d As Kd"
+    hands = [
+        "2c 3d 5s 6c 8c 9s Qc Jd 4s Td 5c Ah 2h",
+        known + " 6h 8h",
+    ]
+    env = five_hundred_rum_v0.raw_env(num_players=2)
+    deck = rum_deck(hands, "3s", num_decks=1, jokers=2, dealer=1)
+    env.reset(options={"deck": deck, "dealer": 1})
+    rec = env.game.states[0]
+    rec["known"][1][:] = 0
+    for c in parse_cards(known):
+        rec["known"][1][c] += 1
+    rec["cur"] = rec["turn"] = 1
+    rec["phase"] = E.PH_PLAY
+    rec["oblig"] = parse_cards(["7h"])[0]
+    rec["oblig_new"] = 0
+    env.game.refresh_masks()
+    return env
+
+
+def test_the_player_to_act_keeps_a_legal_move():
+    env = _obliged()
+    game, lay = env.game, env.layout
+    assert _has_move(game.action_mask(0), game.states[0], lay)
+    worlds = game.sample_worlds(0, 0, 64, seed=1)
+    for w in range(64):
+        rec = worlds.states[w]
+        assert _has_move(worlds.action_mask(w), rec, lay)
+        assert set(np.flatnonzero(worlds.action_mask(w)).tolist()) == reference_mask(
+            rec, env.config
+        )
+    assert len({worlds.states[w]["hands"][1].tobytes() for w in range(64)}) > 1
+    # the check matters: dealt blindly, most worlds would leave player_1 stuck
+    blind = game.sample_worlds(0, 0, 64, seed=1)
+    s = game.states[0]
+    hidden = (s["hands"] - s["known"]).astype(np.int64)
+    hidden[0] = 0
+    base = (s["hands"] - hidden).astype(np.int8)
+    pool = np.array(game.hidden_cards(0, 0), np.int8)
+    K.deal_worlds(blind.states, game.cfg, base, hidden.sum(1), pool, 1, False)
+    blind.refresh_masks()
+    stuck = sum(not _has_move(blind.action_mask(w), blind.states[w], lay) for w in range(64))
+    assert stuck > 32
+
+
+def test_after_every_try_fails_the_player_to_act_keeps_the_real_cards():
+    env = _obliged()
+    game, lay = env.game, env.layout
+    worlds = game.sample_worlds(0, 0, 64, seed=2, max_tries=1)
+    real = game.states[0]["hands"][1]
+    kept = 0
+    for w in range(64):
+        rec = worlds.states[w]
+        assert _has_move(worlds.action_mask(w), rec, lay)
+        assert _all_cards(rec, env.config) == _deck(env.config)
+        assert np.array_equal(worlds.observe(w, 0), game.observe(0, 0))
+        kept += np.array_equal(rec["hands"][1], real)
+    assert kept > 0
