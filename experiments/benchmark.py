@@ -558,6 +558,9 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
     for n in (2, 4, 8):
         add(f"r500_vec{n}", f"500 Rum vector env `venv.step`, {n} players, batch {b}", "steps/s")
     add("r500_aec", "500 Rum AEC env, PettingZoo wrappers, 2 players", "steps/s")
+    for n in (2, 4, 6):
+        add(f"r51_vec{n}", f"Rummy 51 vector env `venv.step`, {n} players, batch {b}", "steps/s")
+    add("r51_aec", "Rummy 51 AEC env, PettingZoo wrappers, 2 players", "steps/s")
     add("dw11", f"(d) `deadwood_after_discard`, 11-card, B={sizes.deadwood_batch:,}", "hands/s")
     peer_defs = [
         ("os_obs", "OpenSpiel `gin_rummy` loop + `observation_tensor`", "OpenSpiel + obs"),
@@ -582,6 +585,9 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
     r500 = {n: VecStepBench(b, sizes.vec_steps // 5, game="five_hundred_rum", num_players=n)
             for n in (2, 4, 8)}  # fmt: skip
     r500_aec = AecBench(game="five_hundred_rum")
+    r51 = {n: VecStepBench(b, sizes.vec_steps // 5, game="rummy51", num_players=n)
+           for n in (2, 4, 6)}  # fmt: skip
+    r51_aec = AecBench(game="rummy51")
     dwb = DeadwoodBench(sizes.deadwood_batch)
     numba.set_num_threads(1)
     vec.run(5)
@@ -651,7 +657,18 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
             m[f"r500_vec{n}"].samples.append(bench.run())
         m["r500_aec"].samples.append(r500_aec.run(sizes.seconds)[0])
 
-    tasks += [("aec", t_aec), ("aec_raw", t_aec_raw), ("deadwood", t_dw), ("500rum", t_r500)]
+    def t_r51() -> None:
+        for n, bench in r51.items():
+            m[f"r51_vec{n}"].samples.append(bench.run())
+        m["r51_aec"].samples.append(r51_aec.run(sizes.seconds)[0])
+
+    tasks += [
+        ("aec", t_aec),
+        ("aec_raw", t_aec_raw),
+        ("deadwood", t_dw),
+        ("500rum", t_r500),
+        ("rummy51", t_r51),
+    ]
     for key, bench in peer_benches.items():
 
         def t_peer(key: str = key, bench: Any = bench) -> None:
@@ -741,6 +758,12 @@ def target_rows(m: dict[str, Measurement], state_bytes: int) -> list[list[str]]:
         row(
             "500 Rum vector env steps/s, 2 players >= 200,000",
             m["r500_vec2"].median,
+            200_000,
+            "steps/s",
+        ),
+        row(
+            "Rummy 51 vector env steps/s, 2 players >= 200,000",
+            m["r51_vec2"].median,
             200_000,
             "steps/s",
         ),
@@ -874,6 +897,14 @@ def render(
         "",
         "Same method as (a) and (c), default rules (one deck up to 4 players, two decks for 8), "
         "random legal actions. Neither RLCard nor OpenSpiel has 500 Rum, so there is no peer.",
+        "",
+        "## Results: Rummy 51",
+        "",
+        table(head, [mrow(m[k]) for k in ("r51_vec2", "r51_vec4", "r51_vec6", "r51_aec")]),
+        "",
+        "Same method, default rules (108 cards, 51-point opening), random legal actions (random "
+        "players rarely open, so most of their steps are draws and discards; the exact opening "
+        "search runs in every mask). No peer engine has Rummy 51.",
         "",
         "## Results: peers",
         "",

@@ -25,6 +25,7 @@ from rummy_env.core.jmelds import (
     feasible_templates,
     hand_masks,
     pos_card,
+    template_needs,
     template_size,
     template_uses,
 )
@@ -310,11 +311,23 @@ def _enter(h, kept, lv, d, tables, ws) -> int:
                 break
         if pivot < 0:
             return 0
-    rs, sp = ws[3], ws[4]
-    hand_masks(h, rs, sp)
     ct = ws[0][d]
     cj = ws[1][d]
-    nf = feasible_templates(h[JOKER], rs, sp, kinds, ta, tb, tc, twin, ct, cj)
+    if d == 0:
+        rs, sp = ws[3], ws[4]
+        hand_masks(h, rs, sp)
+        nf = feasible_templates(h[JOKER], rs, sp, kinds, ta, tb, tc, twin, ct, cj)
+    else:
+        # the hand only shrinks down the search: filter the parent level's templates
+        nf = 0
+        pt = ws[0][d - 1]
+        for k in range(lv[d - 1, _NF]):
+            t = pt[k]
+            j = template_needs(t, h, kinds, ta, tb, tc)
+            if j >= 0:
+                ct[nf] = t
+                cj[nf] = j
+                nf += 1
     if need > 0:
         # bound: every card that fits some feasible template, jokers at their best (11)
         cover = 0
@@ -326,10 +339,10 @@ def _enter(h, kept, lv, d, tables, ws) -> int:
                         cover |= 1 << (s * 13 + ta[t])
             else:
                 s = ta[t]
-                held = sp[s] & twin[t]
                 for pos in range(tb[t], tc[t] + 1):
-                    if held >> pos & 1:
-                        cover |= 1 << pos_card(s, pos)
+                    c = pos_card(s, pos)
+                    if h[c] > 0:
+                        cover |= 1 << c
         bound = 11 * h[JOKER] if nf > 0 else 0
         for c in range(52):
             if cover >> c & 1:
