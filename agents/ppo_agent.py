@@ -51,6 +51,8 @@ class MaskedActorCritic(nn.Module):
         layers: number of hidden layers.
         card_inputs: offsets of 52-wide card planes in the input (empty: no card head).
         card_actions: first action id of each 52-wide card-indexed action block.
+        card_select: (action id, plane offset) pairs: the action's logit also gets the card
+            head's score of the cards marked in that plane (e.g. take the top discard).
         card_hidden: width of the card head.
     """
 
@@ -63,6 +65,7 @@ class MaskedActorCritic(nn.Module):
         card_inputs: Sequence[int] = (),
         card_actions: Sequence[int] = (),
         card_hidden: int = 32,
+        card_select: Sequence[Sequence[int]] = (),
     ) -> None:
         super().__init__()
         dims = [obs_size] + [hidden] * layers
@@ -74,10 +77,12 @@ class MaskedActorCritic(nn.Module):
         self.value = _layer(hidden, 1, 1.0)
         self.card_inputs = [int(o) for o in card_inputs]
         self.card_actions = [int(a) for a in card_actions]
+        self.card_select = [(int(a), int(o)) for a, o in card_select]
         if self.card_inputs and self.card_actions:
             self.card_in = _layer(len(self.card_inputs), card_hidden)
             self.card_ctx = _layer(hidden, card_hidden)
-            self.card_out = _layer(card_hidden, len(self.card_actions), 0.01)
+            n_out = len(self.card_actions) + len(self.card_select)
+            self.card_out = _layer(card_hidden, n_out, 0.01)
             ids = [b + c for b in self.card_actions for c in range(52)]
             self.register_buffer("card_ids", torch.tensor(ids), persistent=False)
 
@@ -90,8 +95,13 @@ class MaskedActorCritic(nn.Module):
         if self.card_inputs and self.card_actions:
             planes = torch.stack([x[:, o : o + 52] for o in self.card_inputs], -1)  # (B, 52, K)
             z = torch.tanh(self.card_in(planes) + self.card_ctx(h)[:, None, :])
-            per_card = self.card_out(z).transpose(1, 2).reshape(x.shape[0], -1)  # (B, M * 52)
+            out = self.card_out(z)  # (B, 52, M + S)
+            m = len(self.card_actions)
+            per_card = out[:, :, :m].transpose(1, 2).reshape(x.shape[0], -1)  # (B, M * 52)
             logits = logits.index_add(1, self.card_ids, per_card)
+            for j, (a, o) in enumerate(self.card_select):
+                score = (x[:, o : o + 52] * out[:, :, m + j]).sum(1)
+                logits = logits.index_add(1, self.card_ids.new_tensor([a]), score[:, None])
         return logits.masked_fill(~mask, MASKED_LOGIT), self.value(h).squeeze(-1)
 
 
@@ -114,6 +124,7 @@ def load_network(ckpt: Mapping[str, Any]) -> MaskedActorCritic:
         ckpt.get("card_inputs", ()),
         ckpt.get("card_actions", ()),
         ckpt.get("card_hidden", 32),
+        ckpt.get("card_select", ()),
     )
     if ckpt.get("state_dict") is not None:
         net.load_state_dict(ckpt["state_dict"])

@@ -370,8 +370,9 @@ def main() -> None:
         "layers": cfg.layers,
     }
     if cfg.card_head:
-        planes, blocks = card_layout(cfg.game, cfg.features, obs_size)
-        meta.update(card_inputs=planes, card_actions=blocks, card_hidden=cfg.card_head)
+        planes, blocks, select = card_layout(cfg.game, cfg.features, obs_size)
+        meta.update(card_inputs=planes, card_actions=blocks, card_select=select)
+        meta["card_hidden"] = cfg.card_head
     net = load_network({**meta, "state_dict": None}).train()
     opp_net = load_network({**meta, "state_dict": None})
     optim = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)

@@ -11,19 +11,26 @@ import rummy_env  # noqa: E402
 from agents.arena.play import make_env, play_game  # noqa: E402
 from agents.arena.registry import make_agent  # noqa: E402
 from agents.ppo_agent import MaskedActorCritic, PPOAgent, build_checkpoint  # noqa: E402
-from rummy_env.wrappers import feature_size  # noqa: E402
+from rummy_env.wrappers import card_layout, feature_size  # noqa: E402
 
 
-def _checkpoint(path, game: str = "gin_rummy", features: str = "gin_deadwood", seed: int = 0):
+def _checkpoint(
+    path, game: str = "gin_rummy", features: str = "gin_deadwood", seed: int = 0, cards=False
+):
     venv = rummy_env.make_vec(game, 1)
-    o = venv.single_observation_space["observation"].shape[0] + feature_size(features)
+    raw = venv.single_observation_space["observation"].shape[0]
+    o = raw + feature_size(features)
     a = venv.single_action_space.n
     torch.manual_seed(seed)
-    net = MaskedActorCritic(o, a, hidden=32, layers=2)
+    planes, blocks, select = card_layout(game, features, raw) if cards else ([], [], [])
+    net = MaskedActorCritic(o, a, 32, 2, planes, blocks, 16, select)
+    if cards:  # the card head starts near zero: make it matter
+        torch.nn.init.normal_(net.card_out.weight, std=3.0)
     # a large policy head makes the untrained net prefer some illegal actions
     torch.nn.init.normal_(net.policy.weight, std=3.0)
     meta = {"game": game, "options": {}, "features": features, "obs_size": o,
-            "num_actions": int(a), "hidden": 32, "layers": 2}  # fmt: skip
+            "num_actions": int(a), "hidden": 32, "layers": 2, "card_inputs": planes,
+            "card_actions": blocks, "card_select": select, "card_hidden": 16}  # fmt: skip
     torch.save(build_checkpoint(net, meta), path)
     return net
 
@@ -60,7 +67,7 @@ def test_never_masked_single_equals_batch(tmp_path) -> None:
 
 def test_save_reload_acts_identically(tmp_path) -> None:
     p1, p2 = tmp_path / "a.pt", tmp_path / "b.pt"
-    net = _checkpoint(p1, seed=3)
+    net = _checkpoint(p1, seed=3, cards=True)
     loaded = PPOAgent(checkpoint=str(p1)).policy
     meta = {k: v for k, v in PPOAgent(checkpoint=str(p1)).meta.items() if k != "format"}
     torch.save(build_checkpoint(loaded, meta), p2)

@@ -9,8 +9,10 @@ trained with them can compute them again at play time from the PettingZoo observ
   hand (11 cards: the hand itself; 10 cards: the hand plus the top discard, i.e. what taking the
   discard would allow), scaled by 1/100 with 1.0 for cards that cannot be discarded, plus the
   deadwood of the 10-card hand now and the best deadwood reachable by taking the top discard.
-  The rule-based agents compute exactly these numbers; a small network learns much faster when
-  it does not have to rediscover the meld arithmetic.
+  A second card plane holds, at the top discard only, what taking it gains: (deadwood now -
+  best deadwood after taking it) / 100 (10-card hands; 0 elsewhere). The rule-based agents
+  compute exactly these numbers; a small network learns much faster when it does not have to
+  rediscover the meld arithmetic.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from rummy_env.core.melds import (
 FEATURES = ("none", "gin_deadwood")
 """Names accepted by :func:`feature_size` and :func:`add_features`."""
 
-_GIN_FEATURES = 54
+_GIN_FEATURES = 106  # 52 per-discard, now, best after taking, 52 take-gain plane
 _U1 = np.uint64(1)
 
 
@@ -49,8 +51,10 @@ def _gin_deadwood_features(obs, out, suit_dw, group_opts, group_nopt, spread):
         for c in range(52):
             if obs[i, 52 + c] > 0.5:
                 top = c
-        for c in range(_GIN_FEATURES):
+        for c in range(54):
             out[i, c] = 1.0
+        for c in range(54, _GIN_FEATURES):
+            out[i, c] = 0.0
         if n == 11:
             best = min_deadwood_per_discard(m, per, suit_dw, group_opts, group_nopt, spread)
             for c in range(52):
@@ -71,6 +75,7 @@ def _gin_deadwood_features(obs, out, suit_dw, group_opts, group_nopt, spread):
                         out[i, c] = min(per[c], 100) / 100.0
                         best = min(best, per[c])
                 out[i, 53] = min(best, 100) / 100.0
+                out[i, 54 + top] = out[i, 52] - out[i, 53]
 
 
 def feature_size(name: str) -> int:
@@ -112,10 +117,13 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
     return out[0] if single else out
 
 
-def card_layout(game: str, features: str, obs_size: int) -> tuple[list[int], list[int]]:
-    """Card planes of a game's (featured) observation and its card-indexed action blocks, for
-    a policy's card head: (offsets of 52-wide card planes, first ids of 52-wide action blocks).
-    Empty for games without a known layout.
+def card_layout(
+    game: str, features: str, obs_size: int
+) -> tuple[list[int], list[int], list[tuple[int, int]]]:
+    """Card planes of a game's (featured) observation and its card-indexed actions, for a
+    policy's card head: (offsets of 52-wide card planes, first ids of 52-wide action blocks,
+    (action id, plane offset) of actions about the card marked in a plane). Empty for games
+    without a known layout.
 
     Args:
         game: game name.
@@ -123,12 +131,13 @@ def card_layout(game: str, features: str, obs_size: int) -> tuple[list[int], lis
         obs_size: size of the raw observation (without features).
     """
     if game != "gin_rummy":
-        return [], []
+        return [], [], []
     # hand, discard_top, discard_pile, opponent_known (rummy_env.encodings.gin_rummy)
     planes = [0, 52, 104, 156]
     if features == "gin_deadwood":
-        planes.append(obs_size)  # deadwood after discarding each card
-    return planes, [3, 55]  # DISCARD[c], KNOCK[c]
+        planes += [obs_size, obs_size + 54]  # deadwood after each discard, gain of taking
+    # DISCARD[c], KNOCK[c]; TAKE_DISCARD is about the card of the discard_top plane
+    return planes, [3, 55], [(1, 52)]
 
 
 def default_features(game: str) -> str:
