@@ -200,7 +200,8 @@ def make_work():
     sp = np.empty(4, np.int64)
     known_save = np.empty(53, np.int8)
     levels = np.zeros((DEPTH, 13), np.int64)
-    return cand_t, cand_j, kept, rs, sp, known_save, levels
+    keys = np.empty((DEPTH, NUM_TEMPLATES), np.int64)
+    return cand_t, cand_j, kept, rs, sp, known_save, levels, keys
 
 
 @njit(cache=True, inline="always")
@@ -349,10 +350,39 @@ def _enter(h, kept, lv, d, tables, ws) -> int:
                 bound += h[c] * (11 if c % 13 == 0 else card_penalty(c))
         if bound < need:
             return 0
+    # which naturals each candidate takes from this hand (for the dominance test in _reach)
+    keys = ws[7][d]
+    for k in range(nf):
+        t = ct[k]
+        if kinds[t] == 1:
+            keys[k] = 1 << 40 | ta[t] << 4 | tb[t]
+        else:
+            s = ta[t]
+            nat = 0
+            for pos in range(tb[t], tc[t] + 1):
+                if h[pos_card(s, pos)] > 0:
+                    nat |= 1 << pos
+            keys[k] = 2 << 40 | s << 16 | nat
     lv[d, _PIV] = pivot
     lv[d, _NF] = nf
     lv[d, _SKIP] = 1 if must >= 0 else 0
     return 0
+
+
+@njit(cache=True)
+def _dominated(ws, d, k, nf, tval) -> bool:
+    """Is candidate ``k`` of level ``d`` dominated: another candidate takes the same naturals
+    and as many jokers for more points (or as many, listed first)? Such melds leave the same
+    hand, so only the better one needs searching.
+    """
+    keys, ct, cj = ws[7][d], ws[0][d], ws[1][d]
+    v = tval[ct[k]]
+    for k2 in range(nf):
+        if k2 != k and keys[k2] == keys[k] and cj[k2] == cj[k]:
+            v2 = tval[ct[k2]]
+            if v2 > v or (v2 == v and k2 < k):
+                return True
+    return False
 
 
 @njit(cache=True)
@@ -394,7 +424,9 @@ def _reach(h, kept, need, must, taken, owed, room, swap, tables, ws) -> bool:
             t = ws[0][d, k]
             j = ws[1][d, k]
             k += 1
-            if template_uses(t, j, pivot, kinds, ta, tb, tc):
+            if template_uses(t, j, pivot, kinds, ta, tb, tc) and not _dominated(
+                ws, d, k - 1, nf, tval
+            ):
                 break
             t = -1
         lv[d, _K] = k
