@@ -64,8 +64,9 @@ def play_game(env: Any, agents: Sequence[Any], seed: int, max_decisions: int) ->
         max_decisions: stop (``truncated``) after this many decisions.
 
     Returns:
-        dict: ``returns`` (per seat, summed rewards), ``outcome`` (of the last hand), ``hands``,
-        ``decisions``, ``truncated``, ``deal_id``, ``dealer``.
+        dict: ``returns`` (per seat, summed rewards), ``infos`` (per seat, the last infos),
+        ``outcome`` (of the last hand), ``hands``, ``decisions``, ``truncated``, ``deal_id``,
+        ``dealer``.
 
     Raises:
         RuntimeError: if an agent chooses an action its mask forbids.
@@ -100,6 +101,7 @@ def play_game(env: Any, agents: Sequence[Any], seed: int, max_decisions: int) ->
     outcome = OUTCOME_TRUNCATED if truncated else str(info.get("outcome", OUTCOME_UNKNOWN))
     return {
         "returns": [returns[n] for n in names],
+        "infos": [dict(env.infos.get(n, {})) for n in names],
         "outcome": outcome,
         "hands": int(info.get("hands_played", 1)),
         "decisions": decisions,
@@ -107,6 +109,24 @@ def play_game(env: Any, agents: Sequence[Any], seed: int, max_decisions: int) ->
         "deal_id": deal_id,
         "dealer": dealer,
     }
+
+
+def penalty_result(g: dict[str, Any], a_seat: int) -> tuple[float, int] | None:
+    """A's ``(margin, result)`` in a game scored in penalties, where lower is better (the
+    infos carry ``penalty_total``: Rummy 51); ``None`` for other games.
+
+    The margin is B's penalty minus A's (the negated penalty difference, whatever the reward
+    option); the result is +1 when A won (went out of the hand, or won the match), -1 when B
+    did, 0 for a drawn hand (no winner) or a truncated game.
+    """
+    infos = g["infos"]
+    if not all("penalty_total" in i for i in infos):
+        return None
+    b_seat = 1 - a_seat
+    margin = float(infos[b_seat]["penalty_total"] - infos[a_seat]["penalty_total"])
+    winner = infos[0].get("winner", infos[0].get("hand_winner", -1))
+    result = 0 if g["truncated"] else (1 if winner == a_seat else (-1 if winner == b_seat else 0))
+    return margin, result
 
 
 def play_deal(
@@ -130,7 +150,8 @@ def play_deal(
     Returns:
         Two records (legs 0 and 1) with A's point of view: ``a_seat``, ``return_a``,
         ``return_b``, ``margin`` = (return_a - return_b) / 2, ``result`` (+1 A won, -1 B won,
-        0 draw), and the fields of :func:`play_game`.
+        0 draw), and the fields of :func:`play_game`. Games scored in penalties take their
+        margin and result from :func:`penalty_result`.
 
     Raises:
         RuntimeError: if the two legs were not dealt the same cards.
@@ -145,6 +166,9 @@ def play_deal(
         ra, rb = g["returns"][a_seat], g["returns"][1 - a_seat]
         margin = (ra - rb) / 2.0
         result = 0 if g["truncated"] else (1 if margin > 0 else (-1 if margin < 0 else 0))
+        pen = penalty_result(g, a_seat)
+        if pen is not None:
+            margin, result = pen
         rec = {
             "leg": leg,
             "a_seat": a_seat,
@@ -161,4 +185,4 @@ def play_deal(
     return out
 
 
-__all__ = ["deal_fingerprint", "make_env", "play_deal", "play_game"]
+__all__ = ["deal_fingerprint", "make_env", "penalty_result", "play_deal", "play_game"]

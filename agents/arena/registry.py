@@ -43,6 +43,16 @@ AGENTS: dict[str, AgentEntry] = {
 }
 """Registered agent names (extend with :func:`register_agent`)."""
 
+GAME_AGENTS: dict[str, dict[str, AgentEntry]] = {
+    "rummy51": {
+        "greedy": AgentEntry(
+            "agents.r51_greedy:Rummy51GreedyAgent",
+            doc="opens asap, builds, retrieves jokers, safe discards (Rummy 51)",
+        ),
+    },
+}
+"""Per-game agents: for that game, a name here replaces the entry of :data:`AGENTS`."""
+
 
 def register_agent(name: str, target: str, doc: str = "", **kwargs: Any) -> None:
     """Register (or replace) a named agent.
@@ -91,15 +101,18 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), kwargs
 
 
-def resolve(spec: str) -> AgentEntry:
+def resolve(spec: str, game: str | None = None) -> AgentEntry:
     """The registry entry of an agent spec (a ``module:Class`` name is its own entry), with
-    the spec's ``@key=value`` parameters merged over the entry's defaults.
+    the spec's ``@key=value`` parameters merged over the entry's defaults; ``game`` picks the
+    game's own entry of a name (:data:`GAME_AGENTS`) when it has one.
 
     Raises:
         ValueError: for an unknown name or a malformed spec.
     """
     name, kwargs = parse_spec(spec)
-    if name in AGENTS:
+    if name in GAME_AGENTS.get(game or "", {}):
+        entry = GAME_AGENTS[game or ""][name]
+    elif name in AGENTS:
         entry = AGENTS[name]
     elif ":" in name:
         entry = AgentEntry(name)
@@ -110,13 +123,14 @@ def resolve(spec: str) -> AgentEntry:
     return AgentEntry(entry.target, {**entry.kwargs, **kwargs}, entry.doc)
 
 
-def make_agent(name: str, seed: int | None = None) -> Any:
-    """Build the agent of a spec (``name`` or ``name@key=value...``) with a seed.
+def make_agent(name: str, seed: int | None = None, game: str | None = None) -> Any:
+    """Build the agent of a spec (``name`` or ``name@key=value...``) with a seed, for ``game``
+    (its own entry of the name, if any).
 
     Raises:
         ValueError: for an unknown name or a class that cannot be imported.
     """
-    entry = resolve(name)
+    entry = resolve(name, game)
     mod_name, _, cls_name = entry.target.partition(":")
     try:
         cls = getattr(importlib.import_module(mod_name), cls_name)
@@ -125,4 +139,12 @@ def make_agent(name: str, seed: int | None = None) -> Any:
     return cls(seed=seed, **entry.kwargs)
 
 
-__all__ = ["AGENTS", "AgentEntry", "make_agent", "parse_spec", "register_agent", "resolve"]
+__all__ = [
+    "AGENTS",
+    "GAME_AGENTS",
+    "AgentEntry",
+    "make_agent",
+    "parse_spec",
+    "register_agent",
+    "resolve",
+]

@@ -79,14 +79,20 @@ def notes(result: ArenaResult) -> list[str]:
     dup = "same cards"
     if s.options.get("episode") in ("match", "game"):  # Gin matches, 500 Rum games
         dup = "same deck order for hand h of both games; later dealers follow the rules"
+    draws = "draws (equal points, e.g. Gin dead hands)"
+    margin = (
+        "margin = (A's points - B's points) / 2 per game (A's points in zero-sum Gin; "
+        "twice the margin is the score difference in 500 Rum)"
+    )
+    if s.game == "rummy51":  # penalties, lower is better: wins are hands gone out / matches won
+        draws = "draws (drawn hands: the stock ran out, no winner)"
+        margin = "margin = B's penalty - A's penalty per game (Rummy 51 penalties: lower is better)"
     out = [
         f"game {s.game} ({opts}); {s.deals} duplicate deals per pair (2 games each, seats "
         f"exchanged, {dup}); seed {s.seed}",
-        "win % = A wins / (A wins + B wins); draws (equal points, e.g. Gin dead hands) and "
-        "truncated games excluded; "
+        f"win % = A wins / (A wins + B wins); {draws} and truncated games excluded; "
         "score % counts draws as half; Wilson intervals treat the games as independent",
-        "margin = (A's points - B's points) / 2 per game (A's points in zero-sum Gin; "
-        "twice the margin is the score difference in 500 Rum); CI: t interval over deals of the "
+        f"{margin}; CI: t interval over deals of the "
         "pair-averaged margin; '± if independent': half-width treating games as independent",
         f"ratings: Bradley-Terry (MM) on all games, draws half a win, Elo scale, {anchor}; "
         f"CI: {s.bootstrap} bootstrap resamples of deals",

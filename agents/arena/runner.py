@@ -9,6 +9,7 @@ seeded run gives the same results for any number of workers.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import multiprocessing as mp
@@ -60,7 +61,7 @@ class ArenaSpec:
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agent names must be distinct, got {list(self.agents)}")
         for a in self.agents:
-            resolve(a)
+            resolve(a, self.game)
         if self.deals < 1:
             raise ValueError(f"deals must be at least 1, got {self.deals}")
         if self.workers < 1:
@@ -110,10 +111,11 @@ def run_chunk(task: tuple[ArenaSpec, int, int, int]) -> list[dict[str, Any]]:
     i, j = spec.pairs[pair]
     names = (spec.agents[i], spec.agents[j])
     env = _env_for(spec.game, spec.options)
+    make = functools.partial(make_agent, game=spec.game)  # the game's own agent of a name
     out = []
     for k in range(start, stop):
         seeds = [[agent_seed(spec.seed, pair, k, leg, s) for s in (0, 1)] for leg in (0, 1)]
-        recs = play_deal(env, make_agent, names, deal_seed(spec.seed, k), seeds, spec.max_decisions)
+        recs = play_deal(env, make, names, deal_seed(spec.seed, k), seeds, spec.max_decisions)
         for r in recs:
             r.update({"pair": pair, "deal": k, "agent_a": names[0], "agent_b": names[1]})
             out.append(r)

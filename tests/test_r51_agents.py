@@ -1,0 +1,344 @@
+"""Rummy 51 greedy agent: only masked actions over random rules (and its documented rules checked
+at every decision), opening, building, joker retrieval and discards on stacked decks,
+determinism, and the arena on Rummy 51 (per-game agent names, penalty scoring, drawn hands).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.arena.play import penalty_result, play_game
+from agents.arena.registry import make_agent
+from agents.base import SeatView
+from agents.r51_greedy import Rummy51GreedyAgent, near
+from agents.random_agent import RandomAgent
+from agents.rum_greedy import FiveHundredGreedyAgent
+from rummy_env import rummy51_v0
+from rummy_env.cli import main
+from rummy_env.core.cards import parse_cards
+from rummy_env.envs.five_hundred_rum import meld_text
+from rummy_env.testing import rum_deck
+
+# a hand that holds no meld and lays off on nothing below (penalty 86)
+LOOSE = "2c 4d 6h 8s Tc Qd 3s 5c 7d 9h Jc Kh 2h"
+
+
+def deal(hands, upcard="4s", stock=(), dealer=None, **options):
+    """A raw env dealt from a stacked deck (the last seat deals, so player_0 acts first)."""
+    env = rummy51_v0.raw_env(num_players=len(hands), **options)
+    dealer = len(hands) - 1 if dealer is None else dealer
+    deck = rum_deck(hands, upcard, stock, num_decks=2, jokers=4, dealer=dealer)
+    env.reset(options={"deck": deck, "dealer": dealer})
+    return env
+
+
+def play(env, *names):
+    """Step the named actions in order (each must be legal)."""
+    lay = env.layout
+    table = {lay.action_name(a): a for a in range(lay.num_actions)}
+    for n in names:
+        assert env.observe(env.agent_selection)["action_mask"][table[n]] == 1, f"{n} illegal"
+        env.step(table[n])
+
+
+def greedy_turn(env, agent=None) -> list[str]:
+    """Let the greedy agent play the whole turn of the player to act; the action names."""
+    agent = agent or Rummy51GreedyAgent(seed=0)
+    name = env.agent_selection
+    out: list[str] = []
+    while env.agent_selection == name and not env.terminations[name]:
+        obs = env.observe(name)
+        a = agent.act(obs, SeatView(env, name))
+        assert obs["action_mask"][a] == 1
+        out.append(env.layout.action_name(a))
+        env.step(a)
+    return out
+
+
+def melds(env) -> list[str]:
+    rec = env.state_record
+    return [meld_text(rec, m) for m in range(int(rec["n_melds"]))]
+
+
+def hand(env, p) -> list[int]:
+    rec = env.state_record
+    return [c for c in range(53) for _ in range(int(rec["hands"][p][c]))]
+
+
+def cards(text: str) -> list[int]:
+    return sorted(parse_cards(text))
+
+
+# -- legality and the documented rules over random options --------------------------------------
+
+
+def random_options(rng: np.random.Generator) -> dict:
+    opts = {
+        "num_players": int(rng.integers(2, 7)),
+        "opening_threshold": int(rng.choice([51, 51, 30, 80])),
+        "max_reshuffles": int(rng.integers(0, 3)),
+        "retrieved_joker_must_be_melded": bool(rng.random() < 0.4),
+        "discard_draw_requires_opening": bool(rng.random() < 0.4),
+        "reward": str(rng.choice(["penalty", "zero_sum", "normalized"])),
+        "max_steps": 800,
+    }
+    if rng.random() < 0.25:
+        opts.update(episode="match", elimination=40)
+    return opts
+
+
+def test_greedy_only_chooses_masked_actions_and_follows_its_rules_over_random_options():
+    """Every decision is masked; whenever the mask allows it the agent opens (a meld before
+    opening), retrieves a joker, and melds or lays off before it discards.
+    """
+    rng = np.random.default_rng(51)
+    seen = {"open": 0, "retrieve": 0, "build": 0}
+    for g in range(24):
+        opts = random_options(rng)
+        env = rummy51_v0.raw_env(**opts)
+        lay = env.layout
+        env.reset(seed=g)
+        p = opts["num_players"]
+        agents = [Rummy51GreedyAgent(seed=10 * g + q) for q in range(p)]
+        agents[int(rng.integers(p))] = RandomAgent(seed=g)  # a random seat varies the tables
+        views = {n: SeatView(env, n) for n in env.possible_agents}
+        while not any(env.terminations.values()) and not any(env.truncations.values()):
+            name = env.agent_selection
+            obs = env.observe(name)
+            agent = agents[env.possible_agents.index(name)]
+            a = agent.act(obs, views[name])
+            assert obs["action_mask"][a] == 1, (opts, lay.action_name(a))
+            parts = lay.split(obs["observation"])
+            if isinstance(agent, Rummy51GreedyAgent) and parts["phase"][1] > 0.5:
+                legal = np.flatnonzero(obs["action_mask"])
+                melds_ok = legal[(legal >= lay.meld_base) & (legal < lay.layoff_base)]
+                retrieve_ok = legal[(legal >= lay.retrieve_base) & (legal < lay.discard_base)]
+                place_ok = legal[(legal >= lay.meld_base) & (legal < lay.discard_base)]
+                if parts["opened"][0] < 0.5 and melds_ok.size:
+                    seen["open"] += 1
+                    assert lay.meld_base <= a < lay.layoff_base, (opts, lay.action_name(a))
+                if retrieve_ok.size:
+                    seen["retrieve"] += 1
+                    assert lay.retrieve_base <= a < lay.discard_base, (opts, lay.action_name(a))
+                if place_ok.size:
+                    seen["build"] += 1
+                    assert a < lay.discard_base, (opts, lay.action_name(a))
+            env.step(a)
+    assert min(seen.values()) > 0, seen
+
+
+@pytest.mark.parametrize("players", [2, 6])
+def test_greedy_without_a_view_infers_the_layout(players):
+    env = rummy51_v0.raw_env(num_players=players)
+    env.reset(seed=3)
+    agent = Rummy51GreedyAgent(seed=0)
+    for _ in range(60):
+        name = env.agent_selection
+        if env.terminations[name]:
+            break
+        obs = env.observe(name)
+        a = agent.act(obs)
+        assert obs["action_mask"][a] == 1
+        env.step(a)
+
+
+def test_greedy_is_deterministic_given_a_seed():
+    def game(seed: int) -> tuple[list[int], list[int]]:
+        env = rummy51_v0.raw_env(num_players=3)
+        env.reset(seed=11)
+        agents = {n: Rummy51GreedyAgent(seed=seed + i) for i, n in enumerate(env.agents)}
+        out = []
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            a = None if term or trunc else agents[name].act(obs, SeatView(env, name))
+            out.append(a)
+            env.step(a)
+        return out, [int(x) for x in env.state_record["hand_pen"]]
+
+    first = game(7)
+    assert len(first[0]) > 10
+    assert game(7) == first
+
+
+def test_greedy_beats_random_in_hands():
+    env = rummy51_v0.raw_env()
+    wins = 0
+    for k in range(6):
+        agents = [Rummy51GreedyAgent(seed=k), RandomAgent(seed=k)]
+        seat = k % 2
+        if seat:
+            agents.reverse()
+        rec = play_game(env, agents, seed=k, max_decisions=5000)
+        wins += env.infos["player_0"]["hand_winner"] == seat and not rec["truncated"]
+    assert wins >= 5
+
+
+# -- opening -------------------------------------------------------------------------------------
+
+
+def test_greedy_opens_when_it_can_laying_every_meld_and_the_joker():
+    # A A A (33) + 5-6-7 c (18) = 51; the joker then goes on the table too
+    p0 = "Ac Ad Ah JK 5c 6c 7c 2d 3s 4h 8d 9s Qd"
+    env = deal([p0, LOOSE], upcard="Kh", stock="2s")
+    acts = greedy_turn(env)
+    assert acts[0] == "DRAW_STOCK"
+    assert {"MELD[group A: c d h]", "MELD[run c 5..7]"} <= set(acts)
+    assert acts[-1].startswith("DISCARD")
+    rec = env.state_record
+    assert rec["opened"][0]
+    left = hand(env, 0)
+    assert 52 not in left and not any(c % 13 == 0 for c in left)  # no joker, no ace kept
+    assert len(left) <= 14 - 7 - 1
+
+
+def test_greedy_does_not_open_short_and_keeps_its_melds():
+    # K K K (30) and 2-3-4-5-6 of clubs (20): 50 < 51, so no meld; it discards a loose card
+    p0 = "Ks Kh Kd 2c 3c 4c 5c 6c 9h Js 8d Ts Qd"
+    env = deal([p0, LOOSE], stock="2s")
+    acts = greedy_turn(env)
+    assert acts[0] == "DRAW_STOCK" and len(acts) == 2
+    # the 9h: the highest card next to no other (Js Ts pair up, Qd sits by the Kd)
+    assert acts[1] == "DISCARD[9h]"
+    assert not env.state_record["opened"][0] and int(env.state_record["n_melds"]) == 0
+    # with a threshold of 50 the same hand opens
+    env = deal([p0, LOOSE], stock="2s", opening_threshold=50)
+    acts = greedy_turn(env)
+    assert {"MELD[group K: d h s]", "MELD[run c 2..6]"} <= set(acts)
+
+
+def test_greedy_takes_the_upcard_that_makes_the_opening_and_leaves_a_useless_one():
+    # Q Q + upcard Qs (30) and 9-10-J of hearts (29)
+    p0 = "Qc Qd 9h Th Jh 2d 5s 7c 3c 4h 8d 6s Ac"
+    env = deal([p0, LOOSE], upcard="Qs", stock="2s")
+    acts = greedy_turn(env)
+    assert acts[0] == "TAKE_DISCARD" and "MELD[group Q: c d s]" in acts
+    assert env.state_record["opened"][0]
+    env = deal([p0, LOOSE], upcard="5d", stock="2s")
+    assert greedy_turn(env)[0] == "DRAW_STOCK"
+
+
+@pytest.mark.parametrize("variant", [False, True])
+def test_greedy_opening_under_discard_draw_requires_opening(variant):
+    p0 = "Qc Qd 9h Th Jh 2d 5s 7c 3c 4h 8d 6s Ac"
+    env = deal([p0, LOOSE], upcard="Qs", stock="2s", discard_draw_requires_opening=variant)
+    acts = greedy_turn(env)
+    assert acts[0] == "TAKE_DISCARD" and env.state_record["opened"][0]
+
+
+# -- building and joker retrieval -----------------------------------------------------------------
+
+
+def test_greedy_builds_on_the_table_once_opened():
+    p0 = "Ks Kh Kd 9c Tc Jc 2d 5h 7s 3c 4h 8d 6s"
+    p1 = "Qs Qh Qd 8h 9h Th 8c Qc 2c 4s 3d 6d Kc"
+    env = deal([p0, p1], stock="2s 3s")
+    play(env, "DRAW_STOCK", "MELD[group K: d h s]", "MELD[run c 9..J]", "DISCARD[2s]")
+    acts = greedy_turn(env)
+    assert "MELD[run h 8..T]" in acts and {"LAYOFF[8c, 1]", "LAYOFF[Kc, 0]"} <= set(acts)
+    assert melds(env)[0] == "Kc Kd Kh Ks" and melds(env)[1].startswith("8c 9c Tc Jc")
+    assert not [c for c in hand(env, 1) if c % 13 in (7, 11, 12)]  # no 8, Q or K kept
+
+
+@pytest.mark.parametrize("must_meld", [False, True])
+def test_greedy_retrieves_a_joker_from_a_run(must_meld):
+    p0 = "5h 6h JK 8h Kc Kd Ks 2d 9s 3c 4d Tc Qd"  # 5-6-JK(7)-8 (26) + K K K (30)
+    p1 = "Qs Qh Qc 9d Td Jd 7h 2c 4s 3d 6c 5s 8s"  # Q Q Q (30) + 9-10-J d (29); 7h
+    env = deal([p0, p1], stock="2s 3s", retrieved_joker_must_be_melded=must_meld)
+    play(env, "DRAW_STOCK", "MELD[run h 5..8]", "MELD[group K: c d s]", "DISCARD[2s]")
+    acts = greedy_turn(env)
+    assert "RETRIEVE[0, 6]" in acts
+    assert "5h 6h 7h 8h" in melds(env)[0]
+    # the joker it took back is melded at once (it lays off everything it can)
+    assert 52 not in hand(env, 1) and " ".join(melds(env)).count("JK") == 1
+
+
+def test_greedy_retrieves_from_a_group_of_three():
+    p0 = "Kc JK JK 9c Tc Jc Qc 2d 5h 7s 3d 4h 8d"  # K JK JK (30) + 9..Q c (39)
+    p1 = "Ks Kh Qs Qh Qd 8h 9h Th 2c 4s 3s 6d 5c"
+    env = deal([p0, p1], stock="2s 3s")
+    play(env, "DRAW_STOCK", "MELD[group K: c + 2 JK]", "MELD[run c 9..Q]", "DISCARD[2s]")
+    acts = greedy_turn(env)
+    assert {"RETRIEVE[0, 2]", "RETRIEVE[0, 3]"} <= set(acts)
+    assert melds(env)[0].startswith("Kc Kh Ks") and 52 not in hand(env, 1)
+
+
+# -- discards -------------------------------------------------------------------------------------
+
+
+def test_greedy_discards_the_highest_card_no_one_can_use():
+    # player_0 opened with K K K (d h s) and 9-10-J c; player_1 has not opened and holds
+    # Kc and Qc (they lay off on those melds) and Jh, the highest card no one can use
+    p0 = "Ks Kh Kd 9c Tc Jc 2d 5h 7s 3c 4h 8d 6s"
+    p1 = "Kc Qc Jh 2s 4d 6c 3h 5s 7c 9d 2h 4s 8c"
+    env = deal([p0, p1], stock="3s 3d")
+    play(env, "DRAW_STOCK", "MELD[group K: d h s]", "MELD[run c 9..J]", "DISCARD[8d]")
+    acts = greedy_turn(env)
+    assert acts == ["DRAW_STOCK", "DISCARD[Jh]"]
+
+
+def test_greedy_keeps_a_card_next_to_one_the_next_player_took():
+    # player_1 takes the Qh from the pile: player_0 then keeps the Jh (and the Qd, Qs: same
+    # rank) and discards the 9s, the highest card left that player_1 cannot use
+    p0 = "Jh Qd Qs 9s 2c 4d 6c 8h 3h 5s 7d 2d 4s"
+    p1 = "2s 5d 7h 9h 3c 8s Ts 6d Ad 4c Kh Jc 5h"
+    env = deal([p0, p1], upcard="Ac", stock="Qh 3d")
+    play(env, "DRAW_STOCK", "DISCARD[Qh]", "TAKE_DISCARD", "DISCARD[3c]")
+    acts = greedy_turn(env)
+    assert acts == ["DRAW_STOCK", "DISCARD[9s]"]
+
+
+def test_near():
+    assert near(*parse_cards("5h 5c")) and not near(*parse_cards("5h 5h"))
+    assert near(*parse_cards("5h 7h")) and not near(*parse_cards("5h 8h"))
+    assert near(*parse_cards("Ah Kh")) and near(*parse_cards("Ah 2h"))
+
+
+# -- arena ----------------------------------------------------------------------------------------
+
+
+def test_registry_resolves_greedy_per_game():
+    assert isinstance(make_agent("greedy", 0, game="rummy51"), Rummy51GreedyAgent)
+    assert isinstance(make_agent("greedy", 0), FiveHundredGreedyAgent)
+    assert isinstance(make_agent("greedy", 0, game="five_hundred_rum"), FiveHundredGreedyAgent)
+
+
+def test_penalty_result_counts_the_player_who_went_out_and_draws():
+    def g(pens, winner_key, winner, truncated=False):
+        infos = [{"penalty_total": p, winner_key: winner} for p in pens]
+        return {"infos": infos, "truncated": truncated}
+
+    assert penalty_result(g([0, 40], "hand_winner", 0), 0) == (40.0, 1)
+    assert penalty_result(g([0, 40], "hand_winner", 0), 1) == (-40.0, -1)
+    assert penalty_result(g([12, 40], "hand_winner", -1), 0) == (28.0, 0)  # a drawn hand
+    assert penalty_result(g([120, 40], "winner", 1), 0) == (-80.0, -1)  # a match
+    assert penalty_result(g([0, 40], "hand_winner", 0, truncated=True), 0) == (40.0, 0)
+    assert penalty_result({"infos": [{}, {}], "truncated": False}, 0) is None
+
+
+def test_arena_runs_rummy51_greedy_against_random(tmp_path, capsys):
+    out = tmp_path / "arena"
+    argv = ["arena", "--game", "rummy51", "--agents", "random,greedy", "--deals", "3"]
+    argv += ["--seed", "0", "--out", str(out), "--no-plot", "--no-progress", "--bootstrap", "5"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "| random | greedy | 6 | 0 | 6 | 0 | 0 |" in text
+    assert "B's penalty - A's penalty" in text
+    rows = (out / "games.csv").read_text().strip().splitlines()[1:]
+    for row in rows:
+        f = row.split(",")
+        ra, rb, margin, result = float(f[8]), float(f[9]), float(f[10]), int(f[11])
+        assert result == -1 and ra < 0 and rb == 0 and margin == ra - rb  # penalty reward
+
+
+def test_arena_counts_drawn_rummy51_hands_as_draws(tmp_path, capsys):
+    argv = ["arena", "--game", "rummy51", "--agents", "random,agents.random_agent:RandomAgent"]
+    argv += ["--deals", "4", "--seed", "0", "--out", str(tmp_path), "--no-plot", "--no-progress"]
+    argv += ["--option", "max_reshuffles=0", "--option", "reward=zero_sum", "--bootstrap", "5"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    rows = [r.split(",") for r in (tmp_path / "games.csv").read_text().splitlines()[1:]]
+    draws = [r for r in rows if r[12] == "draw"]
+    assert draws and all(int(r[11]) == 0 for r in draws)
+    for r in rows:  # zero_sum in two players: each return is the penalty difference
+        assert float(r[10]) == pytest.approx(float(r[8]))
