@@ -15,7 +15,7 @@ from reference_500 import reference_mask
 from rummy_env import five_hundred_rum_v0
 from rummy_env.core.cards import card_to_str, parse_cards
 from rummy_env.encodings import five_hundred_rum as E
-from rummy_env.envs.five_hundred_rum import meld_text
+from rummy_env.render.text import meld_text
 from rummy_env.testing import rum_deck
 
 # three hands that meet nothing: no melds, nothing to lay off on each other's cards

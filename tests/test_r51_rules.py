@@ -14,7 +14,7 @@ from reference_r51 import reference_mask
 from rummy_env import rummy51_v0
 from rummy_env.core.cards import parse_cards
 from rummy_env.encodings import rummy51 as E
-from rummy_env.envs.five_hundred_rum import meld_text
+from rummy_env.render.text import meld_text
 from rummy_env.testing import rum_deck
 
 # a hand that holds no meld and lays off on nothing below (penalty 86)

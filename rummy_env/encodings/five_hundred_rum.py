@@ -24,11 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-import numpy as np
-
 from rummy_env.core.cards import card_to_str
 from rummy_env.core.jmelds import NUM_TEMPLATES, template_str
-from rummy_env.encodings.pieces import Piece, build_pieces, table_specs
+from rummy_env.encodings.pieces import Piece, PieceLayout, build_pieces, table_specs
 
 NUM_TYPES = 53
 
@@ -47,7 +45,7 @@ OUTCOME_NAMES = ("none", "went_out", "stock_exhausted")
 
 
 @dataclass(frozen=True)
-class Layout:
+class Layout(PieceLayout):
     """Action ids and observation offsets of one (players, deck size) combination."""
 
     num_players: int
@@ -167,23 +165,3 @@ class Layout:
             ),
         )
         return build_pieces(specs)
-
-    @property
-    def obs_size(self) -> int:
-        """Length of the observation vector."""
-        last = self.pieces[-1]
-        return last.offset + last.size
-
-    def offset(self, name: str) -> int:
-        """Offset of a named piece."""
-        for piece in self.pieces:
-            if piece.name == name:
-                return piece.offset
-        raise KeyError(name)
-
-    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
-        """Named views of a flat observation (leading axes kept)."""
-        return {
-            p.name: obs[..., p.offset : p.offset + p.size].reshape(obs.shape[:-1] + p.shape)
-            for p in self.pieces
-        }

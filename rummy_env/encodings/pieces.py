@@ -43,3 +43,29 @@ def table_specs(max_melds: int, num_players: int) -> tuple[tuple[str, tuple[int,
         ("meld_jokers", (m, 14), "per slot: run positions held by jokers; groups: count in [0]"),
         ("meld_ends", (m, 2), "per slot: run low and high position / 13 (groups: rank / 12)"),
     )
+
+
+class PieceLayout:
+    """Mixin for a layout with a ``pieces`` tuple: its size, offsets and named views."""
+
+    pieces: tuple[Piece, ...]
+
+    @property
+    def obs_size(self) -> int:
+        """Length of the observation vector."""
+        last = self.pieces[-1]
+        return last.offset + last.size
+
+    def offset(self, name: str) -> int:
+        """Offset of a named piece."""
+        for piece in self.pieces:
+            if piece.name == name:
+                return piece.offset
+        raise KeyError(name)
+
+    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """Named views of a flat observation (leading axes kept)."""
+        return {
+            p.name: obs[..., p.offset : p.offset + p.size].reshape(obs.shape[:-1] + p.shape)
+            for p in self.pieces
+        }

@@ -23,13 +23,27 @@ def wrap(env: AECEnv) -> AECEnv:
 class RummyAECEnv(AECEnv):
     """Turn-based AEC env: one game record, one agent acting at a time.
 
-    Subclasses set ``metadata``, build ``self.config`` and ``self.game`` (a batch of one) in
-    ``__init__`` and then call ``_init_spaces``; they may override ``_hand_info`` and
-    ``render_text``.
+    Subclasses set ``metadata`` and ``config_cls`` / ``game_cls`` (or build ``self.config`` and
+    ``self.game``, a batch of one, in their own ``__init__`` and then call ``_init_spaces``);
+    they may override ``_hand_info`` and ``render_text``.
     """
 
     game: BatchedGame
     config: Any
+    config_cls: Any = None  # the game's option dataclass (with ``from_kwargs``)
+    game_cls: Any = None  # the game's ``BatchedGame`` class
+
+    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
+        """Build the options (unknown or bad ones raise ``ValueError``) and a game of one."""
+        super().__init__()
+        self.config = self.config_cls.from_kwargs(**options)
+        self.game = self.game_cls(self.config, 1)
+        self.layout = getattr(self.game, "layout", None)
+        self._init_spaces(render_mode, *self._observation_bounds())
+
+    def _observation_bounds(self) -> tuple[np.ndarray | None, float]:
+        """(upper bounds of the observation vector or None for +inf, lower bound)."""
+        return None, -np.inf
 
     def _init_spaces(
         self, render_mode: str | None, highs: np.ndarray | None = None, low: float = -np.inf

@@ -124,9 +124,9 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
-from rummy_env.core.cards import RANKS, SUITS, card_to_str
 from rummy_env.encodings import five_hundred_rum as E
 from rummy_env.envs.base import RummyAECEnv, wrap
+from rummy_env.render.text import meld_text, render_joker_table  # noqa: F401 - meld_text re-exported
 from rummy_env.rules.five_hundred_rum.config import FiveHundredRumConfig
 from rummy_env.rules.five_hundred_rum.game import FiveHundredRumGame
 
@@ -134,23 +134,6 @@ from rummy_env.rules.five_hundred_rum.game import FiveHundredRumGame
 def env(render_mode: str | None = None, **options: Any) -> AECEnv:
     """500 Rum with PettingZoo's standard wrappers (an illegal move ends the game, -1)."""
     return wrap(raw_env(render_mode=render_mode, **options))
-
-
-def meld_text(rec: np.void, m: int) -> str:
-    """A table meld as text (jokers shown as JK where they stand)."""
-    kind = int(rec["m_kind"][m])
-    if kind == 1:
-        r = int(rec["m_key"][m])
-        cards = [RANKS[r] + SUITS[s] for s in range(4) if int(rec["m_nat"][m]) >> s & 1]
-        cards += ["JK"] * int(rec["m_jok"][m])
-        return " ".join(cards)
-    s = int(rec["m_key"][m])
-    names = "A23456789TJQKA"
-    out = []
-    for pos in range(int(rec["m_lo"][m]), int(rec["m_hi"][m]) + 1):
-        joker = int(rec["m_jok"][m]) >> pos & 1
-        out.append("JK" if joker else names[pos] + SUITS[s])
-    return " ".join(out)
 
 
 class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
@@ -163,12 +146,8 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
         "render_fps": 1,
     }
 
-    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
-        super().__init__()
-        self.config = FiveHundredRumConfig.from_kwargs(**options)
-        self.game = FiveHundredRumGame(self.config, 1)
-        self.layout = self.game.layout
-        self._init_spaces(render_mode)
+    config_cls = FiveHundredRumConfig
+    game_cls = FiveHundredRumGame
 
     def _hand_info(self, rec: np.void, i: int, done: bool) -> dict[str, Any]:
         info = {
@@ -184,21 +163,14 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
     def render_text(self) -> str:
         """The table (all hands shown: the referee's view)."""
         rec = self.game.states[0]
-        lines = [
+        header = (
             f"500 Rum | phase {E.PHASE_NAMES[int(rec['phase'])]} | dealer "
             f"{self.possible_agents[int(rec['dealer'])]} | stock "
             f"{self.config.deck_size - int(rec['deck_pos'])}"
-        ]
-        pile = [card_to_str(int(c)) for c in rec["pile"][: int(rec["pile_n"])]]
-        lines.append("discard pile (bottom..top): " + (" ".join(pile) or "-"))
-        for m in range(int(rec["n_melds"])):
-            owner = self.possible_agents[int(rec["m_owner"][m])]
-            lines.append(f"  meld {m} ({owner}): {meld_text(rec, m)}")
-        for q, name in enumerate(self.possible_agents):
-            cards = [card_to_str(c) for c in range(53) for _ in range(int(rec["hands"][q][c]))]
-            marker = " <- to act" if int(rec["cur"]) == q and not rec["done"] else ""
-            lines.append(
-                f"{name}: {' '.join(cards) or '-'} | melded {int(rec['melded_pts'][q])} | "
-                f"score {int(rec['scores'][q])}{marker}"
-            )
-        return "\n".join(lines)
+        )
+        return render_joker_table(
+            rec,
+            self.possible_agents,
+            header,
+            lambda q: f"melded {int(rec['melded_pts'][q])} | score {int(rec['scores'][q])}",
+        )

@@ -159,14 +159,14 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
         "render_fps": 1,
     }
 
-    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
-        super().__init__()
-        self.config = GinRummyConfig.from_kwargs(**options)
-        self.game = GinRummyGame(self.config, 1)
+    config_cls = GinRummyConfig
+    game_cls = GinRummyGame
+
+    def _observation_bounds(self) -> tuple[np.ndarray, float]:
         high = np.ones(self.game.obs_size, dtype=np.float32)
         for p in E.observation_pieces(self.config.auto_meld):
             high[p.offset : p.offset + p.size] = p.high
-        self._init_spaces(render_mode, high, low=0.0)
+        return high, 0.0
 
     def _hand_info(self, rec: np.void, i: int, done: bool) -> dict[str, Any]:
         info = {

@@ -140,10 +140,9 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
-from rummy_env.core.cards import card_to_str
 from rummy_env.encodings import rummy51 as E
 from rummy_env.envs.base import RummyAECEnv, wrap
-from rummy_env.envs.five_hundred_rum import meld_text
+from rummy_env.render.text import render_joker_table
 from rummy_env.rules.rummy51.config import Rummy51Config
 from rummy_env.rules.rummy51.game import Rummy51Game
 
@@ -163,12 +162,8 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
         "render_fps": 1,
     }
 
-    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
-        super().__init__()
-        self.config = Rummy51Config.from_kwargs(**options)
-        self.game = Rummy51Game(self.config, 1)
-        self.layout = self.game.layout
-        self._init_spaces(render_mode)
+    config_cls = Rummy51Config
+    game_cls = Rummy51Game
 
     def _hand_info(self, rec: np.void, i: int, done: bool) -> dict[str, Any]:
         info = {
@@ -186,23 +181,15 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
     def render_text(self) -> str:
         """The table (all hands shown: the referee's view)."""
         rec = self.game.states[0]
-        lines = [
+        header = (
             f"Rummy 51 | phase {E.PHASE_NAMES[int(rec['phase'])]} | dealer "
             f"{self.possible_agents[int(rec['dealer'])]} | stock "
             f"{self.config.deck_size - int(rec['deck_pos'])} | reshuffles "
             f"{int(rec['reshuffles'])}/{self.config.max_reshuffles}"
-        ]
-        pile = [card_to_str(int(c)) for c in rec["pile"][: int(rec["pile_n"])]]
-        lines.append("discard pile (bottom..top): " + (" ".join(pile) or "-"))
-        for m in range(int(rec["n_melds"])):
-            owner = self.possible_agents[int(rec["m_owner"][m])]
-            lines.append(f"  meld {m} ({owner}): {meld_text(rec, m)}")
-        for q, name in enumerate(self.possible_agents):
-            cards = [card_to_str(c) for c in range(53) for _ in range(int(rec["hands"][q][c]))]
-            marker = " <- to act" if int(rec["cur"]) == q and not rec["done"] else ""
-            status = "out" if rec["out"][q] else ("opened" if rec["opened"][q] else "not opened")
-            lines.append(
-                f"{name}: {' '.join(cards) or '-'} | {status} | penalties "
-                f"{int(rec['penalties'][q])}{marker}"
-            )
-        return "\n".join(lines)
+        )
+
+        def status(q: int) -> str:
+            state = "out" if rec["out"][q] else ("opened" if rec["opened"][q] else "not opened")
+            return f"{state} | penalties {int(rec['penalties'][q])}"
+
+        return render_joker_table(rec, self.possible_agents, header, status)

@@ -50,3 +50,41 @@ def render_gin(rec: np.void, agents: list[str]) -> str:
         tot = ", ".join(f"{a} {int(rec['totals'][i])}" for i, a in enumerate(agents))
         lines.append(f"match totals: {tot}")
     return "\n".join(lines)
+
+
+def meld_text(rec: np.void, m: int) -> str:
+    """A table meld slot of a joker game as text (jokers shown as JK where they stand)."""
+    from rummy_env.core.cards import RANKS, SUITS
+
+    kind = int(rec["m_kind"][m])
+    if kind == 1:
+        r = int(rec["m_key"][m])
+        cards = [RANKS[r] + SUITS[s] for s in range(4) if int(rec["m_nat"][m]) >> s & 1]
+        cards += ["JK"] * int(rec["m_jok"][m])
+        return " ".join(cards)
+    s = int(rec["m_key"][m])
+    names = "A23456789TJQKA"
+    out = []
+    for pos in range(int(rec["m_lo"][m]), int(rec["m_hi"][m]) + 1):
+        joker = int(rec["m_jok"][m]) >> pos & 1
+        out.append("JK" if joker else names[pos] + SUITS[s])
+    return " ".join(out)
+
+
+def render_joker_table(rec: np.void, agents: list[str], header: str, status) -> str:
+    """The table of a joker game (500 Rum, Rummy 51) as text, all hands shown (the referee's
+    view): ``header``, the pile, the melds with their owners, and each hand followed by
+    ``status(q)``.
+    """
+    from rummy_env.core.cards import card_to_str
+
+    lines = [header]
+    pile = [card_to_str(int(c)) for c in rec["pile"][: int(rec["pile_n"])]]
+    lines.append("discard pile (bottom..top): " + (" ".join(pile) or "-"))
+    for m in range(int(rec["n_melds"])):
+        lines.append(f"  meld {m} ({agents[int(rec['m_owner'][m])]}): {meld_text(rec, m)}")
+    for q, name in enumerate(agents):
+        cards = [card_to_str(c) for c in range(53) for _ in range(int(rec["hands"][q][c]))]
+        marker = " <- to act" if int(rec["cur"]) == q and not rec["done"] else ""
+        lines.append(f"{name}: {' '.join(cards) or '-'} | {status(q)}{marker}")
+    return "\n".join(lines)
