@@ -286,6 +286,76 @@ def _undo_level(h, kept, lv, d, tables):
     lv[d, _AT] = -1
 
 
+@njit(cache=True, inline="always")
+def _template_naturals(h, t, kinds, ta, tb, tc) -> int:
+    """Bitmask (by card id) of the naturals template ``t`` takes from hand ``h``."""
+    nat = 0
+    if kinds[t] == 1:
+        for s in range(4):
+            if tb[t] >> s & 1:
+                nat |= 1 << (s * 13 + ta[t])
+    else:
+        s = ta[t]
+        for pos in range(tb[t], tc[t] + 1):
+            c = pos_card(s, pos)
+            if h[c] > 0:
+                nat |= 1 << c
+    return nat
+
+
+@njit(cache=True, inline="always")
+def _natural_points(h, mask) -> int:
+    """Points of the hand's naturals in ``mask`` (every copy held; an ace at its best, 11)."""
+    v = 0
+    for c in range(52):
+        if mask >> c & 1:
+            v += h[c] * (11 if c % 13 == 0 else card_penalty(c))
+    return v
+
+
+@njit(cache=True)
+def _points_bound(h, ct, cj, nf, tables) -> int:
+    """An upper bound on the points of any set of disjoint melds from ``h``: the naturals that
+    fit a meld without jokers, plus, since at most one meld per joker uses jokers, the
+    ``jokers`` best values of other naturals a joker meld takes, plus 11 a joker.
+    """
+    kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
+    free = 0
+    for k in range(nf):
+        if cj[k] == 0:
+            free |= _template_naturals(h, ct[k], kinds, ta, tb, tc)
+    bound = _natural_points(h, free)
+    jk = h[JOKER]
+    if jk == 0:
+        return bound
+    top0 = top1 = top2 = top3 = 0  # the best joker-meld extras, largest first
+    for k in range(nf):
+        if cj[k] == 0:
+            continue
+        v = 0  # one copy of each natural: a meld takes one
+        nat = _template_naturals(h, ct[k], kinds, ta, tb, tc) & ~free
+        for c in range(52):
+            if nat >> c & 1:
+                v += 11 if c % 13 == 0 else card_penalty(c)
+        if v > top3:
+            if v > top0:
+                top0, top1, top2, top3 = v, top0, top1, top2
+            elif v > top1:
+                top1, top2, top3 = v, top1, top2
+            elif v > top2:
+                top2, top3 = v, top2
+            else:
+                top3 = v
+    extra = top0
+    if jk >= 2:
+        extra += top1
+    if jk >= 3:
+        extra += top2
+    if jk >= 4:
+        extra += top3
+    return bound + extra + 11 * jk
+
+
 @njit(cache=True)
 def _enter(h, kept, lv, d, tables, ws) -> int:
     """Set up search level ``d``: 1 if its position already ends the turn, else 0 (and the
@@ -329,27 +399,8 @@ def _enter(h, kept, lv, d, tables, ws) -> int:
                 ct[nf] = t
                 cj[nf] = j
                 nf += 1
-    if need > 0:
-        # bound: every card that fits some feasible template, jokers at their best (11)
-        cover = 0
-        for k in range(nf):
-            t = ct[k]
-            if kinds[t] == 1:
-                for s in range(4):
-                    if tb[t] >> s & 1:
-                        cover |= 1 << (s * 13 + ta[t])
-            else:
-                s = ta[t]
-                for pos in range(tb[t], tc[t] + 1):
-                    c = pos_card(s, pos)
-                    if h[c] > 0:
-                        cover |= 1 << c
-        bound = 11 * h[JOKER] if nf > 0 else 0
-        for c in range(52):
-            if cover >> c & 1:
-                bound += h[c] * (11 if c % 13 == 0 else card_penalty(c))
-        if bound < need:
-            return 0
+    if need > 0 and _points_bound(h, ct, cj, nf, tables) < need:
+        return 0
     # which naturals each candidate takes from this hand (for the dominance test in _reach)
     keys = ws[7][d]
     for k in range(nf):
