@@ -3,7 +3,22 @@
 One implementation for the AEC env (a batch of one) and the vector env. Masks are exact: an
 action is allowed only if it is legal now and the turn can still be completed after it (a pending
 "meld the deepest card" obligation stays satisfiable, a discard stays possible or going out is
-allowed). Candidate moves are checked by applying them to the record and undoing them.
+allowed).
+
+How the masks stay cheap (a step costs about a microsecond):
+
+- "Can this card still be melded?" needs no template search: a natural card can go into a new
+  meld iff some 3-card meld holds it (a joker likewise, ``_meld3_with_joker``), read from a hand
+  summary of plain integers that pile cards are added to one at a time (``hand_summary``);
+  lay-offs are one bit test against the cards the table takes (``table_fits``).
+- A candidate meld or lay-off that leaves no obligation and 2+ cards in the hand is legal
+  without trying it (a discard is left); only the others are applied to the record, checked
+  and undone.
+- Call offers find the rummy-callable pile depths once per discard, not once per player.
+- Hot helpers take the record and scalars only: the template tables are module constants, and
+  scratch lives in one work buffer per thread (``WS_*``), because every array passed to a
+  compiled function that is not inlined costs an atomic reference count increment and
+  decrement, and every allocation a call to the allocator.
 """
 
 from __future__ import annotations
@@ -21,10 +36,8 @@ from rummy_env.core.jmelds import (
     TPL_C,
     TPL_KIND,
     TPL_WIN,
-    hand_masks,
     popcount16,
     pos_card,
-    template_has_natural,
     template_needs,
     template_size,
 )
@@ -99,13 +112,10 @@ assert all(
 
 # -- work buffer ----------------------------------------------------------------------------
 # One int64 array per thread holds the scratch of the masks, so that no kernel allocates per call.
-WS_RS = 0  # rank -> suits held (13)
-WS_SP = WS_RS + 13  # suit -> run positions held (4)
-WS_T = WS_SP + 4  # feasible templates
+WS_T = 0  # feasible templates
 WS_J = WS_T + NUM_TEMPLATES  # their jokers
 WS_KNOWN = WS_J + NUM_TEMPLATES  # ``known`` row saved around a candidate meld (53)
-WS_CNT = WS_KNOWN + 53  # card counts of the top of the pile (53)
-WS_CALL = WS_CNT + 53  # per pile depth: is that card rummy-callable (up to 108)
+WS_CALL = WS_KNOWN + 53  # per pile depth: is that card rummy-callable (up to 108)
 WS_SIZE = WS_CALL + 108
 PAR_CHUNKS = 64  # the parallel step hands games to threads in this many chunks
 
@@ -229,8 +239,16 @@ def slot_points(rec, cfg, m) -> int:
 
 @njit(cache=True)
 def _has_natural(t, x) -> bool:
-    """``template_has_natural`` on the global template tables."""
-    return template_has_natural(t, x, TPL_KIND, TPL_A, TPL_B, TPL_C)
+    """``template_has_natural`` read straight from the global template tables."""
+    s = x // 13
+    r = x % 13
+    if TPL_KIND[t] == 1:
+        return TPL_A[t] == r and (TPL_B[t] >> s & 1) == 1
+    if TPL_A[t] != s:
+        return False
+    if r == 0:
+        return TPL_B[t] == 0 or TPL_C[t] == 13
+    return TPL_B[t] <= r <= TPL_C[t]
 
 
 @njit(cache=True)
@@ -318,11 +336,43 @@ def remove_last_meld(rec, cfg, p, t, j, known_save):
 
 
 # -- obligations and turn completion --------------------------------------------------------
+# The checks below read a hand through a summary of plain integers, so that they take no
+# arrays (see ``TABLES``) and the draw and call masks can add pile cards one at a time:
+# ``rs`` has bit ``4 * rank + suit`` per natural held, ``sp`` bit ``14 * suit + pos`` per run
+# position held (an ace holds 0 and 13), ``jk`` counts jokers, ``total`` all cards.
 
 
 @njit(cache=True)
-def _meld3_with(hand, x) -> bool:
-    """Is there a new meld of 3 cards from ``hand`` that contains natural ``x`` (held)?
+def _add_natural(rs, sp, c):
+    """The summary bits ``rs``, ``sp`` with natural ``c`` held."""
+    s = c // 13
+    r = c % 13
+    rs |= 1 << (4 * r + s)
+    if r == 0:
+        sp |= (1 | 1 << 13) << (14 * s)
+    else:
+        sp |= 1 << (14 * s + r)
+    return rs, sp
+
+
+@njit(cache=True)
+def hand_summary(rec, p):
+    """``(rs, sp, jk, total)`` of player ``p``'s hand."""
+    rs = 0
+    sp = 0
+    total = 0
+    for c in range(52):
+        n = rec.hands[p, c]
+        if n >= 1:
+            total += n
+            rs, sp = _add_natural(rs, sp, c)
+    jk = int(rec.hands[p, JOKER])
+    return rs, sp, jk, total + jk
+
+
+@njit(cache=True)
+def _meld3_with(rs, sp, jk, x) -> bool:
+    """Is there a new meld of 3 cards from the hand that contains natural ``x`` (held)?
 
     The same as "some playable template takes ``x``": a playable group with ``x`` implies one
     of 3 cards (x, other suits of its rank, then jokers), and a playable run window around
@@ -330,45 +380,30 @@ def _meld3_with(hand, x) -> bool:
     """
     s = x // 13
     r = x % 13
-    jk = hand[JOKER]
-    n = jk
-    for s2 in range(4):
-        if hand[s2 * 13 + r] >= 1:
-            n += 1
-    if n >= 3:
+    if popcount16(rs >> (4 * r) & 15) + jk >= 3:
         return True
+    held = sp >> (14 * s) & 0x3FFF
     for pos in (0, 13) if r == 0 else (r, r):
         for lo in range(max(pos - 2, 0), min(pos, 11) + 1):
-            miss = 0
-            for q in range(lo, lo + 3):
-                if hand[pos_card(s, q)] < 1:
-                    miss += 1
-            if miss <= jk:
+            if 3 - popcount16(held >> lo & 7) <= jk:
                 return True
     return False
 
 
 @njit(cache=True)
-def _meld3_with_joker(hand) -> bool:
-    """Is there a new meld of 3 cards from ``hand`` that takes a joker (one is held)?
+def _meld3_with_joker(rs, sp, jk) -> bool:
+    """Is there a new meld of 3 cards from the hand that takes a joker (one is held)?
 
     The same as "some playable template needs a joker": with 2 jokers any natural makes a group
     of 3; with one, a template missing exactly one position is a group of 2 suits plus the
     joker, or a run that holds a 3-position window missing only that position.
     """
-    jk = hand[JOKER]
     for r in range(13):
-        n = 0
-        for s in range(4):
-            if hand[s * 13 + r] >= 1:
-                n += 1
+        n = popcount16(rs >> (4 * r) & 15)
         if n >= 2 or (n >= 1 and jk >= 2):
             return True
     for s in range(4):
-        held = 0
-        for r in range(13):
-            if hand[s * 13 + r] >= 1:
-                held |= (1 | 1 << 13) if r == 0 else 1 << r
+        held = sp >> (14 * s) & 0x3FFF
         for lo in range(12):
             if popcount16(held >> lo & 7) == 2:
                 return True
@@ -376,26 +411,50 @@ def _meld3_with_joker(hand) -> bool:
 
 
 @njit(cache=True)
-def can_place(rec, hand, x, new_only, need_left) -> bool:
-    """Can card type ``x`` (held in ``hand``) be melded this turn, leaving at least
-    ``need_left`` cards in the hand? Ways: a direct lay-off; a new meld containing it; a chain
-    of hand cards (or jokers) bridging a table run's end to it. The smallest new meld with a
-    given card has 3 cards (see ``_meld3_with``), so no template is tried.
+def table_fits(rec) -> int:
+    """Bit ``c`` set for each card type ``c`` (52: joker) that lays off on some table meld:
+    ``can_lay_off`` for every card at once (a slot takes only its ends or missing suits).
     """
-    total = 0
-    for c in range(53):
-        total += hand[c]
+    fits = 0
+    for m in range(rec.n_melds):
+        key = rec.m_key[m]
+        if rec.m_kind[m] == 1:
+            if popcount16(rec.m_nat[m]) + rec.m_jok[m] < 4:
+                fits |= 1 << JOKER
+                for s in range(4):
+                    if not rec.m_nat[m] >> s & 1:
+                        fits |= 1 << (13 * s + key)
+            continue
+        for pos in (rec.m_lo[m] - 1, rec.m_hi[m] + 1):
+            if 0 <= pos <= 13:
+                c = pos_card(key, pos)
+                if fit_natural(rec, m, c) >= 0:
+                    fits |= 1 << c
+        if fit_joker(rec, m, 0) >= 0 or fit_joker(rec, m, 1) >= 0:
+            fits |= 1 << JOKER
+    return fits
+
+
+@njit(cache=True)
+def can_place(rec, fits, rs, sp, jk, total, x, new_only, need_left) -> bool:
+    """Can card type ``x`` (held in the hand summarised by ``rs, sp, jk, total``) be melded this
+    turn, leaving at least ``need_left`` cards in the hand? Ways: a direct lay-off (``fits``:
+    ``table_fits``); a new meld containing it; a chain of hand cards (or jokers) bridging a table
+    run's end to it. The smallest new meld with a given card has 3 cards (see ``_meld3_with``):
+    no template is tried.
+    """
     if total - 3 >= need_left:
-        if _meld3_with_joker(hand) if x == JOKER else _meld3_with(hand, x):
+        if _meld3_with_joker(rs, sp, jk) if x == JOKER else _meld3_with(rs, sp, jk, x):
             return True
     if new_only:
         return False
-    if total - 1 >= need_left and can_lay_off(rec, x):
+    if total - 1 >= need_left and fits >> x & 1:
         return True
     if x == JOKER:
         return False
     s = x // 13
     r = x % 13
+    held = sp >> (14 * s) & 0x3FFF
     # chains onto table runs of x's suit
     for m in range(rec.n_melds):
         if rec.m_kind[m] != 2 or rec.m_key[m] != s:
@@ -411,11 +470,8 @@ def can_place(rec, hand, x, new_only, need_left) -> bool:
                 continue
             if nlo == 0 and nhi == 13:
                 continue
-            jok = 0
-            for pos in range(a, b + 1):
-                if hand[pos_card(s, pos)] < 1:
-                    jok += 1
-            if jok <= hand[JOKER] and total - (b - a + 2) >= need_left:
+            bridge = ((1 << (b - a + 1)) - 1) << a
+            if popcount16(bridge & ~held) <= jk and total - (b - a + 2) >= need_left:
                 return True
     return False
 
@@ -427,10 +483,13 @@ def turn_completable(rec, p, go) -> bool:
     """
     need_left = 1 if go == GO_DISCARD_REQUIRED else 0
     hand = rec.hands[p]
-    if rec.oblig >= 0:
-        if hand[rec.oblig] < 1:
+    ob = rec.oblig
+    if ob >= 0:
+        if hand[ob] < 1:
             return False
-        return can_place(rec, hand, rec.oblig, rec.oblig_new != 0, need_left)
+        rs, sp, jk, total = hand_summary(rec, p)
+        fits = table_fits(rec)
+        return can_place(rec, fits, rs, sp, jk, total, ob, rec.oblig_new != 0, need_left)
     total = hand_total(rec, p)
     if total == 0:
         return go != GO_DISCARD_REQUIRED
@@ -570,13 +629,18 @@ def callable_depths(rec, cfg, ws) -> int:
     only table and pile cards). Returns one past the deepest callable depth (0: none).
     """
     dmax = rec.pile_n if cfg[C_CALL] == 0 else min(1, rec.pile_n)
-    cnt = ws[WS_CNT : WS_CNT + 53]
-    cnt[:] = 0
+    rs = sp = jk = 0
     last = 0
+    fits = table_fits(rec)
     for d in range(dmax):
         x = rec.pile[rec.pile_n - 1 - d]
-        cnt[x] += 1
-        ok = can_lay_off(rec, x) or (cfg[C_CALL] == 0 and can_place(rec, cnt, x, True, 0))
+        if x == JOKER:
+            jk += 1
+        else:
+            rs, sp = _add_natural(rs, sp, x)
+        ok = (fits >> x & 1) != 0 or (
+            cfg[C_CALL] == 0 and can_place(rec, fits, rs, sp, jk, d + 1, x, True, 0)
+        )
         ws[WS_CALL + d] = ok
         if ok:
             last = d + 1
@@ -777,20 +841,24 @@ def _call_mask_from(rec, cfg, q, out, ws, n_call) -> bool:
     need_left = 1 if cfg[C_GOOUT] == GO_DISCARD_REQUIRED else 0
     top = rec.pile_n - 1
     # the caller must be able to complete the turn after taking the cards (added one by one)
+    rs, sp, jk, total = hand_summary(rec, q)
+    fits = table_fits(rec)
     for d in range(n_call):
         x = rec.pile[top - d]
-        rec.hands[q, x] += 1
+        total += 1
+        if x == JOKER:
+            jk += 1
+        else:
+            rs, sp = _add_natural(rs, sp, x)
         if not ws[WS_CALL + d]:
             continue
         if cfg[C_CALL] == 1:
-            ok = can_lay_off(rec, x)  # layoff_only: the caller lays it off, no discard follows
+            ok = (fits >> x & 1) != 0  # layoff_only: the caller lays it off, no discard
         else:
-            ok = can_place(rec, rec.hands[q], x, False, need_left)
+            ok = can_place(rec, fits, rs, sp, jk, total, x, False, need_left)
         if ok:
             out[cfg[C_TAKE] + d] = 1
             anyc = True
-    for d in range(n_call):
-        rec.hands[q, rec.pile[top - d]] -= 1
     return anyc
 
 
@@ -807,36 +875,40 @@ def _draw_mask(rec, cfg, p, out):
         out[0] = 1
     else:
         out[cfg[C_PASS]] = 1
-    saved_o, saved_n, saved_t = rec.oblig, rec.oblig_new, rec.taken_single
     n_pile = rec.pile_n if rec.pile_draws < cfg[C_MAX_PILE] else 0
     top = rec.pile_n - 1
     go = cfg[C_GOOUT]
-    # depth d takes the top d + 1 cards: add them one by one, undo at the end
+    need_left = 1 if go == GO_DISCARD_REQUIRED else 0
+    # depth d takes the top d + 1 cards: add them to the hand's summary one by one
+    rs, sp, jk, total = hand_summary(rec, p)
+    fits = table_fits(rec) if n_pile > 0 else 0
     for d in range(n_pile):
         x = rec.pile[top - d]
-        rec.hands[p, x] += 1
-        if d >= 1 or cfg[C_MUST_MELD]:
-            rec.oblig = x
-            rec.oblig_new = cfg[C_NEW_MELD]
+        total += 1
+        if x == JOKER:
+            jk += 1
         else:
-            rec.oblig = -1
-        rec.taken_single = x if d == 0 else -1
-        if turn_completable(rec, p, go):
+            rs, sp = _add_natural(rs, sp, x)
+        if d >= 1 or cfg[C_MUST_MELD]:
+            # the deepest card taken must be melded this turn
+            ok = can_place(rec, fits, rs, sp, jk, total, x, cfg[C_NEW_MELD] != 0, need_left)
+        else:
+            # the single top discard may not be discarded: another card can be, or (the only
+            # card, not with discard_required) it is laid off (``turn_completable``)
+            ok = total >= 2 or (go != GO_DISCARD_REQUIRED and (fits >> x & 1) != 0)
+        if ok:
             out[cfg[C_TAKE] + d] = 1
-    for d in range(n_pile):
-        rec.hands[p, rec.pile[top - d]] -= 1
-    rec.oblig, rec.oblig_new, rec.taken_single = saved_o, saved_n, saved_t
 
 
 @njit(cache=True)
-def _feasible(ws, jokers) -> int:
-    """``feasible_templates`` of the hand summarised in ``ws``, skipping the ranks
-    and suits that cannot make a meld (too few cards and jokers; no 3 in a row without a
-    joker). Writes template ids and jokers to ``ws`` and returns how many.
+def _feasible(ws, rs, sp, jokers) -> int:
+    """``core.jmelds.feasible_templates`` of the summarised hand, skipping the ranks and suits
+    that cannot make a meld (too few cards and jokers; no 3 in a row without a joker). Writes
+    template ids and jokers to ``ws`` and returns how many.
     """
     n = 0
     for r in range(13):
-        held = ws[WS_RS + r]
+        held = rs >> (4 * r) & 15
         if popcount16(held) + jokers < 3:
             continue
         for t in range(GROUP_START[r], GROUP_START[r + 1]):
@@ -845,7 +917,7 @@ def _feasible(ws, jokers) -> int:
                 ws[WS_J + n] = TPL_C[t]
                 n += 1
     for s in range(4):
-        held = ws[WS_SP + s]
+        held = sp >> (14 * s) & 0x3FFF
         if held == 0 or (jokers == 0 and (held & held >> 1 & held >> 2) == 0):
             continue
         for t in range(RUN_START[s], RUN_START[s + 1]):
@@ -868,15 +940,14 @@ def _play_mask(rec, cfg, p, out, ws):
     ob = rec.oblig
     ts = rec.taken_single
     go = cfg[C_GOOUT]
-    total = hand_total(rec, p)
+    rs, sp, jk, total = hand_summary(rec, p)
     # A candidate placement that leaves no obligation and 2+ cards in the hand keeps the turn
     # completable without trying it: some held card is not the single top discard taken (that
     # one is held once), and the unplayable_discard rule only bites on a last card. Only the
     # other candidates are applied to the record, checked and undone.
     # new melds
     if not only_layoff and rec.n_melds < cfg[C_M]:
-        hand_masks(hand, ws[WS_RS : WS_RS + 13], ws[WS_SP : WS_SP + 4])
-        nf = _feasible(ws, hand[JOKER])
+        nf = _feasible(ws, rs, sp, jk)
         for k in range(nf):
             t = ws[WS_T + k]
             j = ws[WS_J + k]
@@ -1005,54 +1076,62 @@ def write_obs(rec, cfg, p, out):
     out[:] = 0.0
     p_n = cfg[C_P]
     d_n = cfg[C_D]
+    # piece offsets as locals: stores to ``out`` would otherwise reload them from ``cfg``
     o = cfg[C_OBS:]
+    o_hand, o_seq, o_cnt, o_depth, o_known = o[0], o[1], o[2], o[3], o[4]
+    o_kind, o_owner, o_cards, o_jok, o_ends = o[5], o[6], o[7], o[8], o[9]
+    o_sizes, o_stock, o_pts, o_scores, o_float = o[10], o[11], o[12], o[13], o[14]
+    o_dealer, o_phase, o_oblig, o_taken = o[15], o[16], o[17], o[18]
     for c in range(53):
-        out[o[0] + c] = rec.hands[p, c] / 2.0
+        out[o_hand + c] = rec.hands[p, c] * 0.5
     n = rec.pile_n
     for k in range(n):
         c = rec.pile[n - 1 - k]
-        out[o[1] + k] = (c + 1) / 53.0
-        out[o[2] + c] += 0.5
-        if out[o[3] + c] == 0.0:
-            out[o[3] + c] = 1.0 - k / d_n
+        out[o_seq + k] = (c + 1) / 53.0
+        out[o_cnt + c] += 0.5
+        if out[o_depth + c] == 0.0:
+            out[o_depth + c] = 1.0 - k / d_n
     for i in range(1, p_n):
         q = (p + i) % p_n
+        base = o_known + (i - 1) * 53
         for c in range(53):
-            out[o[4] + (i - 1) * 53 + c] = rec.known[q, c] / 2.0
+            out[base + c] = rec.known[q, c] * 0.5
     for m in range(rec.n_melds):
         kind = rec.m_kind[m]
-        out[o[5] + 2 * m + kind - 1] = 1.0
-        out[o[6] + m * p_n + (rec.m_owner[m] - p) % p_n] = 1.0
+        out[o_kind + 2 * m + kind - 1] = 1.0
+        out[o_owner + m * p_n + (rec.m_owner[m] - p) % p_n] = 1.0
+        nat = rec.m_nat[m]
         if kind == 1:
             r = rec.m_key[m]
             for s in range(4):
-                if rec.m_nat[m] >> s & 1:
-                    out[o[7] + m * 52 + s * 13 + r] = 1.0
-            out[o[8] + m * 14] = rec.m_jok[m] / 4.0
-            out[o[9] + 2 * m] = r / 12.0
-            out[o[9] + 2 * m + 1] = r / 12.0
+                if nat >> s & 1:
+                    out[o_cards + m * 52 + s * 13 + r] = 1.0
+            out[o_jok + m * 14] = rec.m_jok[m] / 4.0
+            out[o_ends + 2 * m] = r / 12.0
+            out[o_ends + 2 * m + 1] = r / 12.0
         else:
             s = rec.m_key[m]
-            for pos in range(14):
-                if rec.m_nat[m] >> pos & 1:
-                    out[o[7] + m * 52 + pos_card(s, pos)] = 1.0
-                if rec.m_jok[m] >> pos & 1:
-                    out[o[8] + m * 14 + pos] = 1.0
-            out[o[9] + 2 * m] = rec.m_lo[m] / 13.0
-            out[o[9] + 2 * m + 1] = rec.m_hi[m] / 13.0
+            jok = rec.m_jok[m]
+            for pos in range(rec.m_lo[m], rec.m_hi[m] + 1):
+                if nat >> pos & 1:
+                    out[o_cards + m * 52 + pos_card(s, pos)] = 1.0
+                if jok >> pos & 1:
+                    out[o_jok + m * 14 + pos] = 1.0
+            out[o_ends + 2 * m] = rec.m_lo[m] / 13.0
+            out[o_ends + 2 * m + 1] = rec.m_hi[m] / 13.0
     for i in range(p_n):
         q = (p + i) % p_n
-        out[o[10] + i] = hand_total(rec, q) / 13.0
-        out[o[12] + i] = rec.melded_pts[q] / 100.0
-        out[o[13] + i] = rec.scores[q] / cfg[C_TARGET]
-        out[o[14] + i] = rec.floating[q]
-        out[o[15] + i] = 1.0 if rec.dealer == q else 0.0
-    out[o[11]] = (d_n - rec.deck_pos) / d_n
-    out[o[16] + rec.phase] = 1.0
+        out[o_sizes + i] = hand_total(rec, q) / 13.0
+        out[o_pts + i] = rec.melded_pts[q] / 100.0
+        out[o_scores + i] = rec.scores[q] / cfg[C_TARGET]
+        out[o_float + i] = rec.floating[q]
+        out[o_dealer + i] = 1.0 if rec.dealer == q else 0.0
+    out[o_stock] = (d_n - rec.deck_pos) / d_n
+    out[o_phase + rec.phase] = 1.0
     if rec.oblig >= 0 and rec.cur == p:
-        out[o[17] + rec.oblig] = 1.0
+        out[o_oblig + rec.oblig] = 1.0
     if rec.taken_single >= 0 and rec.cur == p:
-        out[o[18] + rec.taken_single] = 1.0
+        out[o_taken + rec.taken_single] = 1.0
 
 
 # -- batch entry points ---------------------------------------------------------------------
