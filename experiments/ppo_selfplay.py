@@ -88,6 +88,7 @@ class Config:
     num_minibatches: int = 4
     clip_coef: float = 0.2
     ent_coef: float = 0.01
+    zero_sum: bool = True  # train on each seat's reward minus the mean of all seats'
     shaping: float = 1.0  # deadwood shaping weight at the start (Gin), annealed to 0 by the end
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
@@ -232,7 +233,7 @@ def evaluate(
     obs, info = venv.reset()
     opp = batched(make_agent(opponent, seed=seed))
     seat = np.arange(games) % venv.num_players
-    ret = np.zeros(games)
+    ret = np.zeros((games, venv.num_players))
     finished = np.zeros(games, dtype=bool)
     while not finished.all():
         cur = info["current_player"]
@@ -244,9 +245,13 @@ def evaluate(
             o, m = obs["observation"][opp_rows], obs["action_mask"][opp_rows]
             actions[opp_rows] = opp(o, m)
         obs, rewards, term, trunc, info = venv.step(actions.astype(np.int64))
-        ret += np.where(finished, 0.0, rewards[np.arange(games), seat])
+        ret += np.where(finished[:, None], 0.0, rewards)
         finished |= term | trunc
-    wins, draws = int((ret > 0).sum()), int((ret == 0).sum())
+    # a win: the learner's return beats every other seat's (500 Rum pays each player its own
+    # points, so a positive return is not a win); a draw: a tie for the best return
+    mine = ret[np.arange(games), seat]
+    others = np.where(np.arange(venv.num_players)[None] == seat[:, None], -np.inf, ret).max(1)
+    wins, draws = int((mine > others).sum()), int((mine == others).sum())
     lo, hi = wilson_interval(wins, games)
     decisive = games - draws
     return {
@@ -256,7 +261,8 @@ def evaluate(
         "eval_win_hi": hi,
         "eval_draw_rate": draws / games,
         "eval_decisive_win_rate": wins / decisive if decisive else math.nan,
-        "eval_mean_return": float(ret.mean()),
+        "eval_mean_return": float(mine.mean()),
+        "eval_mean_margin": float((mine - others).mean()),
     }
 
 
@@ -404,7 +410,7 @@ def main() -> None:
         "entropy", "approx_kl", "clipfrac", "explained_variance", "train_samples",
         "episodes", "selfplay_return", "pool_return", "baseline_return", "pool_size",
         "eval_games", "eval_win_rate", "eval_win_lo", "eval_win_hi", "eval_draw_rate",
-        "eval_decisive_win_rate", "eval_mean_return",
+        "eval_decisive_win_rate", "eval_mean_return", "eval_mean_margin",
     ]  # fmt: skip
     new_csv = state is None or not csv_path.exists()
     csv_file = csv_path.open("w" if new_csv else "a", newline="")
@@ -491,6 +497,8 @@ def main() -> None:
                 phis[t] = score
             logps[t], vals[t] = logp.numpy(), value.numpy()
             obs, rewards, term, trunc, info = venv.step(a)
+            if cfg.zero_sum:  # 500 Rum and Rummy 51 pay each player its own score
+                rewards = rewards - rewards.mean(1, keepdims=True)
             rews[t], dones[t] = rewards, term | trunc
             ep_ret += rewards
             for i in np.flatnonzero(dones[t]):
