@@ -1,6 +1,9 @@
-"""500 Rum: PettingZoo conformance, our env contract, and batch-of-N = N single games."""
+"""500 Rum: PettingZoo conformance, our env contract, batch-of-N = N single games, and the
+threaded and serial vector steps (the faster one is picked) playing alike."""
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 import pettingzoo
@@ -8,6 +11,7 @@ import pytest
 
 import rummy_env
 from rummy_env import five_hundred_rum_v0
+from rummy_env.rules.five_hundred_rum.game import FastestStep
 from rummy_env.testing import check_aec_env
 
 CONFIGS = [
@@ -105,3 +109,42 @@ def test_batch_of_n_equals_n_single_games(options):
                 finished += 1
                 e.reset()
     assert finished >= 1
+
+
+def test_the_vector_step_runs_the_faster_kernel():
+    calls = []
+
+    def slow(*args):
+        time.sleep(0.005)
+        calls.append("slow")
+
+    def fast(*args):
+        calls.append("fast")
+
+    step = FastestStep([slow, fast], period=10, trials=2)
+    for _ in range(20):
+        step()
+    # two timed trials of each, alternating, then the faster one until the next trial
+    assert calls[:10] == ["slow", "fast", "slow", "fast"] + ["fast"] * 6
+    assert calls[10:] == calls[:10]
+
+
+def test_threaded_and_serial_steps_agree():
+    """A batch large enough to be stepped with threads plays exactly as with the serial kernel."""
+    n = 256
+    venvs = [rummy_env.make_vec("five_hundred_rum", n, seed=9, num_players=3) for _ in range(2)]
+    kernels = venvs[0].game.kernels
+    assert isinstance(venvs[0].game._step, FastestStep)
+    venvs[0].game._step = kernels.step_batch_parallel
+    venvs[1].game._step = kernels.step_batch
+    obs = [v.reset()[0] for v in venvs]
+    rng = np.random.default_rng(9)
+    for _ in range(200):
+        mask = obs[0]["action_mask"]
+        actions = (rng.random(mask.shape) * mask).argmax(1)
+        out = [v.step(actions) for v in venvs]
+        obs = [o[0] for o in out]
+        assert np.array_equal(obs[0]["observation"], obs[1]["observation"])
+        assert np.array_equal(obs[0]["action_mask"], obs[1]["action_mask"])
+        assert np.array_equal(out[0][1], out[1][1])
+    assert venvs[0].game.states.tobytes() == venvs[1].game.states.tobytes()
