@@ -124,9 +124,15 @@ def test_the_vector_step_runs_the_faster_kernel():
     step = FastestStep([slow, fast], period=10, trials=2)
     for _ in range(20):
         step()
-    # two timed trials of each, alternating, then the faster one until the next trial
+    # timed trials of each, alternating (first calls untimed), then the faster one until the
+    # next trial
     assert calls[:10] == ["slow", "fast", "slow", "fast"] + ["fast"] * 6
     assert calls[10:] == calls[:10]
+    calls.clear()
+    step = FastestStep([fast, slow], period=10, trials=2)
+    for _ in range(10):
+        step()
+    assert calls == ["fast", "slow", "fast", "slow"] + ["fast"] * 6
 
 
 def test_threaded_and_serial_steps_agree():

@@ -24,12 +24,14 @@ class FastestStep:
 
     Threads pay off only while cores are free. On a machine busy with other work a threaded
     call waits for a thread the OS has not scheduled yet, and the serial kernel is then
-    several times faster (measured: 4x on 2 cores shared with other jobs; twice as slow on
-    idle ones). So every ``period`` calls, the next ``trials`` calls of each kernel are timed
-    (alternating) and the one with the lower median runs until the next trial.
+    several times faster (measured: 3-10x on 2 cores shared with other jobs, against about
+    half the time on idle ones). So every ``period`` calls, the next ``trials`` calls of each
+    kernel are timed (alternating) and the one with the lower mean time, the quantity that
+    sets the throughput, runs until the next trial. A kernel's first call, which loads its
+    compiled code, is not timed.
     """
 
-    def __init__(self, kernels: list[Callable[..., Any]], period: int = 300, trials: int = 3):
+    def __init__(self, kernels: list[Callable[..., Any]], period: int = 500, trials: int = 5):
         self.kernels = kernels
         self.period = period
         self.trials = trials
@@ -39,18 +41,19 @@ class FastestStep:
 
     def __call__(self, *args: Any) -> None:
         """Step the batch (the kernels' arguments)."""
+        n_k = len(self.kernels)
         k = self.calls % self.period
         self.calls += 1
-        n_k = len(self.kernels)
         if k >= n_k * self.trials:
             self.kernels[self.best](*args)
             return
         which = k % n_k
         t0 = time.perf_counter()
         self.kernels[which](*args)
-        self.times[which].append(time.perf_counter() - t0)
+        if self.calls > n_k:
+            self.times[which].append(time.perf_counter() - t0)
         if k == n_k * self.trials - 1:
-            self.best = min(range(n_k), key=lambda w: statistics.median(self.times[w]))
+            self.best = min(range(n_k), key=lambda w: statistics.fmean(self.times[w]))
             for t in self.times:
                 t.clear()
 
