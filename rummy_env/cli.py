@@ -500,10 +500,37 @@ def add_simulate_parser(sub: argparse._SubParsersAction) -> None:
 # arena
 
 
+BASELINES = {
+    "gin_rummy": "random,novice,simple",
+    "five_hundred_rum": "random,greedy",
+    "rummy51": "random,greedy",
+}
+"""The baseline agents of each game: what ``rummy-env arena --game all`` plays."""
+
+
 def cmd_arena(args: argparse.Namespace) -> int:
-    """Run ``rummy-env arena`` (the work is done by ``agents.arena``, imported here)."""
+    """Run ``rummy-env arena`` (the work is done by ``agents.arena``, imported here); with
+    ``--game all``, one round robin of the baselines per game, default rules.
+    """
+    if args.game == "all":
+        if args.option or args.episode or args.out not in (None, "none"):
+            raise CLIError("--game all plays default rules into results/arena_<game>_baselines")
+        status = 0
+        for game, agents in BASELINES.items():
+            sub = argparse.Namespace(**vars(args))
+            sub.game, sub.agents = game, args.agents or agents
+            sub.out = "none" if args.out == "none" else f"results/arena_{game}_baselines"
+            print(f"\n## {game}\n")
+            status = max(status, _arena_one(sub))
+        return status
+    return _arena_one(args)
+
+
+def _arena_one(args: argparse.Namespace) -> int:
     if args.game not in GAMES:
-        raise CLIError(f"unknown game {args.game!r}; available: {', '.join(GAMES)}")
+        raise CLIError(f"unknown game {args.game!r}; available: {', '.join(GAMES)}, all")
+    if args.agents is None:
+        args.agents = BASELINES[args.game]
     options = parse_options(args.option)
     if args.episode is not None:
         options["episode"] = args.episode
@@ -553,13 +580,20 @@ def add_arena_parser(sub: argparse._SubParsersAction) -> None:
             "files and a win-rate heatmap. A seeded run gives the same results for any --workers."
         ),
     )
-    p.add_argument("--game", default="gin_rummy", help="game name (default gin_rummy)")
+    p.add_argument(
+        "--game",
+        default="gin_rummy",
+        help="game name, or 'all': the baselines of every game, one after the other "
+        "(default gin_rummy)",
+    )
     p.add_argument(
         "--agents",
-        default="random,novice,simple",
-        help="comma-separated agent names (Gin: random, novice, simple, simple_best, ismcts; "
-        "500 Rum: random, greedy; or module:Class; parameters as name@key=value); default "
-        "random,novice,simple",
+        default=None,
+        help="comma-separated agent names (Gin: random, novice, simple, simple_best, ismcts, "
+        "openspiel; 500 Rum and Rummy 51: random, greedy; any game: ppo@checkpoint=PATH, "
+        "module:Class; parameters as name@key=value); default: the game's baselines ("
+        + "; ".join(f"{g}: {a}" for g, a in BASELINES.items())
+        + ")",
     )
     p.add_argument(
         "--deals", type=int, default=1000, help="duplicate deals per pair (default 1000)"

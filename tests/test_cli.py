@@ -338,3 +338,17 @@ def test_simulate_rummy51(capsys):
     assert "went_out%" in out and "draw%" in out and "p5 pts" in out
     # points are minus the penalties: never positive
     assert all(float(x) <= 0 for x in rows[0][8:10])
+
+
+def test_arena_all_games_plays_each_games_baselines(capsys):
+    rc = main(["arena", "--game", "all", "--deals", "3", "--seed", "0", "--out", "none",
+               "--no-progress"])  # fmt: skip
+    assert rc == 0
+    out = capsys.readouterr().out
+    for game in ("## gin_rummy", "## five_hundred_rum", "## rummy51"):
+        assert game in out
+    assert "| random | simple |" in out and out.count("| random | greedy |") == 2
+
+
+def test_arena_all_refuses_rule_options():
+    assert main(["arena", "--game", "all", "--option", "num_players=3", "--no-progress"]) == 2
