@@ -79,6 +79,11 @@ def notes(result: ArenaResult) -> list[str]:
     dup = "same cards"
     if s.options.get("episode") in ("match", "game"):  # Gin matches, 500 Rum games
         dup = "same deck order for hand h of both games; later dealers follow the rules"
+        if s.game == "rummy51":  # a stock reshuffle draws on the deal's random stream
+            dup = (
+                "same deck order for hand h of both games until a stock reshuffle in either; "
+                "later dealers follow the rules"
+            )
     draws = "draws (equal points, e.g. Gin dead hands)"
     margin = (
         "margin = (A's points - B's points) / 2 per game (A's points in zero-sum Gin; "
