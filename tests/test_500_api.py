@@ -11,7 +11,7 @@ import pytest
 
 import rummy_env
 from rummy_env import five_hundred_rum_v0
-from rummy_env.rules.five_hundred_rum.game import FastestStep
+from rummy_env.rules.base import FastestStep
 from rummy_env.testing import check_aec_env
 
 CONFIGS = [

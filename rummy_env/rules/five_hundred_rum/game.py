@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import statistics
-import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,46 +13,6 @@ from rummy_env.rules.base import BatchedGame
 from rummy_env.rules.five_hundred_rum import kernels as K
 from rummy_env.rules.five_hundred_rum.config import FiveHundredRumConfig
 from rummy_env.rules.five_hundred_rum.state import JOKER, make_state_dtype
-
-
-class FastestStep:
-    """Calls whichever of the batch step kernels (threaded, serial) stepped this batch faster
-    lately; both give identical results, since the games are independent.
-
-    Threads pay off only while cores are free. On a machine busy with other work a threaded
-    call waits for a thread the OS has not scheduled yet, and the serial kernel is then
-    several times faster (measured: 3-10x on 2 cores shared with other jobs, against about
-    half the time on idle ones). So every ``period`` calls, the next ``trials`` calls of each
-    kernel are timed (alternating) and the one with the lower mean time, the quantity that
-    sets the throughput, runs until the next trial. A kernel's first call, which loads its
-    compiled code, is not timed.
-    """
-
-    def __init__(self, kernels: list[Callable[..., Any]], period: int = 500, trials: int = 5):
-        self.kernels = kernels
-        self.period = period
-        self.trials = trials
-        self.calls = 0
-        self.best = 0
-        self.times: list[list[float]] = [[] for _ in kernels]
-
-    def __call__(self, *args: Any) -> None:
-        """Step the batch (the kernels' arguments)."""
-        n_k = len(self.kernels)
-        k = self.calls % self.period
-        self.calls += 1
-        if k >= n_k * self.trials:
-            self.kernels[self.best](*args)
-            return
-        which = k % n_k
-        t0 = time.perf_counter()
-        self.kernels[which](*args)
-        if self.calls > n_k:
-            self.times[which].append(time.perf_counter() - t0)
-        if k == n_k * self.trials - 1:
-            self.best = min(range(n_k), key=lambda w: statistics.fmean(self.times[w]))
-            for t in self.times:
-                t.clear()
 
 
 class FiveHundredRumGame(BatchedGame):
@@ -79,8 +36,6 @@ class FiveHundredRumGame(BatchedGame):
         dtype = make_state_dtype(config.num_players, config.deck_size, config.max_melds)
         states = np.zeros(num_games, dtype=dtype)
         self._setup(config, num_games, states, self.num_actions)
-        if self._step is K.step_batch_parallel:
-            self._step = FastestStep([K.step_batch_parallel, K.step_batch])
 
     def _final_info(self, info: dict[str, Any], final_info: np.ndarray) -> None:
         p = self.num_players
