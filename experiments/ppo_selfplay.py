@@ -79,13 +79,13 @@ class Config:
     eval_baseline: str = ""  # agent evaluated against; "" = baseline
     hidden: int = 128
     layers: int = 2
-    card_head: int = 32  # width of the shared per-card policy head (0: none; Gin Rummy only)
+    card_head: int = 16  # width of the shared per-card policy head (0: none; Gin Rummy only)
     lr: float = 3e-4
     anneal_lr: bool = True
     gamma: float = 1.0
     gae_lambda: float = 0.95
     update_epochs: int = 2
-    num_minibatches: int = 4
+    num_minibatches: int = 8
     clip_coef: float = 0.2
     ent_coef: float = 0.01
     zero_sum: bool = True  # train on each seat's reward minus the mean of all seats'
@@ -229,7 +229,9 @@ def evaluate(
 ) -> dict[str, float]:
     """Greedy policy against ``opponent`` for ``games`` games (learner in seat ``i % P``), one
     episode each; wins, draws and mean learner return."""
-    venv = rummy_env.make_vec(cfg.game, games, seed=seed, **cfg.options)
+    # the game's own reward decides wins: a normalized reward may be clipped (500 Rum)
+    options = {k: v for k, v in cfg.options.items() if k != "reward"}
+    venv = rummy_env.make_vec(cfg.game, games, seed=seed, **options)
     obs, info = venv.reset()
     opp = batched(make_agent(opponent, seed=seed))
     seat = np.arange(games) % venv.num_players
