@@ -24,23 +24,27 @@ def test_check_env(game: str, kwargs: dict) -> None:
     check_env(env, skip_render_check=True)
 
 
-def test_episode_learner_only_acts_on_its_turn_and_rewards_sum_to_outcome() -> None:
+def test_episode_learner_only_acts_on_its_turn_and_rewards_follow_the_hand() -> None:
     env = RummySingleAgentEnv("gin_rummy", opponents="simple", learner_seat=1)
     rng = np.random.default_rng(0)
     for ep in range(5):
         obs, info = env.reset(seed=ep)
         assert info["learner_seat"] == 1
-        total, done = 0.0, False
+        total, done, steps = 0.0, False, 0
         while not done:
             mask = env.action_masks()
             assert mask.any() and env.aec.agent_selection == "player_1"
             obs, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
             assert not info["illegal_action"]
+            assert r == 0.0 or term or trunc  # Gin pays only when the hand ends
             total += r
             done = term or trunc
-        assert not env.action_masks().any()
-        # zero-sum: the learner's summed reward is the hand result of its seat
-        assert total == pytest.approx(env.aec._cumulative_rewards["player_1"] or total)
+            steps += 1
+        assert steps > 0 and not env.action_masks().any()
+        # zero-sum hand: the learner's total is minus what the opponent's seat received
+        assert total == -env.aec.rewards["player_0"]
+        with pytest.raises(RuntimeError):
+            env.step(0)
 
 
 def test_seeded_reset_replays_and_illegal_action_policy() -> None:
