@@ -23,8 +23,10 @@ How the masks stay cheap (a step costs about a microsecond):
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
 
 from rummy_env.core import rng as _rng
 from rummy_env.core.jmelds import (
@@ -41,14 +43,24 @@ from rummy_env.core.jmelds import (
     template_needs,
     template_size,
 )
-from rummy_env.core.table import (
-    can_lay_off,
-    fit_joker,
-    fit_natural,
-    place_card,
-    unplace_card,
-)
 from rummy_env.encodings import five_hundred_rum as E
+
+
+# -- numba's on-disk cache and record types ---------------------------------------------------
+# numba names a compiled function after its argument types, and a record type by a number
+# handed out in creation order in each process (plus a per-process compile counter). Two
+# processes that compile a function for two different record layouts (say 2 and 8 players)
+# can thus both cache it under one symbol name; a third process that loads both entries links
+# one of them for both layouts and writes through the wrong field offsets (seen: a hand of 64
+# cards, "double free or corruption", segfaults). Naming record types after a digest of their
+# layout makes the names differ whenever the layouts do. (This applies to every record type
+# compiled in the process; the functions below that take a record live in this module, so
+# their cache entries are all made under these names.)
+def _record_mangling_args(self: types.Record) -> tuple[str, tuple[str, ...]]:
+    return type(self).__name__, ("h" + hashlib.sha1(self.name.encode()).hexdigest()[:20],)
+
+
+types.Record.mangling_args = property(_record_mangling_args)
 
 # -- config vector --------------------------------------------------------------------------
 C_P = 0
@@ -158,6 +170,126 @@ def config_vector(config) -> np.ndarray:
     for k, piece in enumerate(lay.pieces):
         a[C_OBS + k] = piece.offset
     return a
+
+
+# -- table melds: ``core.table``'s helpers, copied (see the cache note above) ------------------
+
+
+@njit(cache=True)
+def fit_natural(rec, m, c) -> int:
+    """Where natural ``c`` lays off on slot ``m``: -1 no; group: 14; run: the new position
+    (an ace that fits both ends of a 2..K run goes high). As ``core.table.fit_natural``.
+    """
+    kind = rec.m_kind[m]
+    s = c // 13
+    r = c % 13
+    if kind == 1:
+        if rec.m_key[m] != r or rec.m_nat[m] >> s & 1:
+            return -1
+        if popcount16(rec.m_nat[m]) + rec.m_jok[m] >= 4:
+            return -1
+        return 14
+    if kind != 2 or rec.m_key[m] != s:
+        return -1
+    lo = rec.m_lo[m]
+    hi = rec.m_hi[m]
+    if r == 0:
+        if hi == 12 and lo > 0:
+            return 13
+        if lo == 1 and hi < 13:
+            return 0
+        return -1
+    if r == lo - 1:
+        return r
+    if r == hi + 1 and hi + 1 <= 12:
+        return r
+    return -1
+
+
+@njit(cache=True)
+def fit_joker(rec, m, e) -> int:
+    """Where a joker lays off on slot ``m`` at end ``e`` (0 group / low, 1 high); -1 no. As
+    ``core.table.fit_joker``.
+    """
+    kind = rec.m_kind[m]
+    if kind == 1:
+        if e != 0 or popcount16(rec.m_nat[m]) + rec.m_jok[m] >= 4:
+            return -1
+        return 14
+    if kind != 2:
+        return -1
+    lo = rec.m_lo[m]
+    hi = rec.m_hi[m]
+    if e == 0:
+        if lo == 0 or (lo - 1 == 0 and hi == 13):
+            return -1
+        return lo - 1
+    if hi == 13 or (hi + 1 == 13 and lo == 0):
+        return -1
+    return hi + 1
+
+
+@njit(cache=True)
+def can_lay_off(rec, c) -> bool:
+    """True if card type ``c`` lays off directly on some table meld."""
+    for m in range(rec.n_melds):
+        if c == JOKER:
+            if fit_joker(rec, m, 0) >= 0 or fit_joker(rec, m, 1) >= 0:
+                return True
+        elif fit_natural(rec, m, c) >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def place_card(rec, p, m, c, pos):
+    """Lay card type ``c`` from ``p``'s hand at position ``pos`` of slot ``m`` (14: group)."""
+    rec.hands[p, c] -= 1
+    if rec.known[p, c] > rec.hands[p, c]:
+        rec.known[p, c] = rec.hands[p, c]
+    if rec.m_kind[m] == 1:
+        if c == JOKER:
+            rec.m_jok[m] += 1
+        else:
+            rec.m_nat[m] |= 1 << (c // 13)
+    else:
+        if c == JOKER:
+            rec.m_jok[m] |= 1 << pos
+        else:
+            rec.m_nat[m] |= 1 << pos
+        if pos < rec.m_lo[m]:
+            rec.m_lo[m] = pos
+        if pos > rec.m_hi[m]:
+            rec.m_hi[m] = pos
+
+
+@njit(cache=True)
+def unplace_card(rec, p, m, c, pos, old_lo, old_hi, old_known):
+    """Undo ``place_card``."""
+    rec.hands[p, c] += 1
+    rec.known[p, c] = old_known
+    if rec.m_kind[m] == 1:
+        if c == JOKER:
+            rec.m_jok[m] -= 1
+        else:
+            rec.m_nat[m] &= ~(1 << (c // 13))
+    else:
+        if c == JOKER:
+            rec.m_jok[m] &= ~(1 << pos)
+        else:
+            rec.m_nat[m] &= ~(1 << pos)
+        rec.m_lo[m] = old_lo
+        rec.m_hi[m] = old_hi
+
+
+@njit(cache=True)
+def shuffle_part(rec, arr, n) -> None:
+    """Fisher-Yates shuffle of ``arr[:n]`` by the record's stream (``core.rng.shuffle_inplace``)."""
+    for i in range(n - 1, 0, -1):
+        j = _rng.randint(rec, i + 1)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t
 
 
 # -- values ---------------------------------------------------------------------------------
@@ -361,11 +493,15 @@ def hand_summary(rec, p):
     rs = 0
     sp = 0
     total = 0
-    for c in range(52):
-        n = rec.hands[p, c]
-        if n >= 1:
+    for s in range(4):
+        row = 0
+        for r in range(13):
+            n = rec.hands[p, 13 * s + r]
             total += n
-            rs, sp = _add_natural(rs, sp, c)
+            held = np.int64(n >= 1)  # branch-free: the loop unrolls
+            rs |= held << (4 * r + s)
+            row |= held << r
+        sp |= (row | (row & 1) << 13) << (14 * s)
     jk = int(rec.hands[p, JOKER])
     return rs, sp, jk, total + jk
 
@@ -413,11 +549,14 @@ def _meld3_with_joker(rs, sp, jk) -> bool:
 @njit(cache=True)
 def table_fits(rec) -> int:
     """Bit ``c`` set for each card type ``c`` (52: joker) that lays off on some table meld:
-    ``can_lay_off`` for every card at once (a slot takes only its ends or missing suits).
+    ``core.table.can_lay_off`` for every card at once (``fit_natural`` / ``fit_joker`` per
+    slot, spelled out: a slot takes only its ends or its missing suits).
     """
     fits = 0
     for m in range(rec.n_melds):
         key = rec.m_key[m]
+        lo = rec.m_lo[m]
+        hi = rec.m_hi[m]
         if rec.m_kind[m] == 1:
             if popcount16(rec.m_nat[m]) + rec.m_jok[m] < 4:
                 fits |= 1 << JOKER
@@ -425,12 +564,14 @@ def table_fits(rec) -> int:
                     if not rec.m_nat[m] >> s & 1:
                         fits |= 1 << (13 * s + key)
             continue
-        for pos in (rec.m_lo[m] - 1, rec.m_hi[m] + 1):
-            if 0 <= pos <= 13:
-                c = pos_card(key, pos)
-                if fit_natural(rec, m, c) >= 0:
-                    fits |= 1 << c
-        if fit_joker(rec, m, 0) >= 0 or fit_joker(rec, m, 1) >= 0:
+        # low end: rank lo - 1, or the ace low below a 2 (not on a run already ace high)
+        if lo >= 2 or (lo == 1 and hi <= 12):
+            fits |= 1 << (13 * key + lo - 1)
+        # high end: rank hi + 1, or the ace high above a K (not on a run already ace low)
+        if hi <= 11 or (hi == 12 and lo >= 1):
+            fits |= 1 << (13 * key + (hi + 1) % 13)
+        # a joker takes a free position next to either end (never making A..A)
+        if (lo >= 1 and not (lo == 1 and hi == 13)) or (hi <= 12 and not (hi == 12 and lo == 0)):
             fits |= 1 << JOKER
     return fits
 
@@ -524,7 +665,7 @@ def deal_hand(rec, cfg, shuffle):
         for _j in range(cfg[C_JOKERS]):
             rec.deck[k] = JOKER
             k += 1
-        _rng.shuffle_inplace(rec, rec.deck, d)
+        shuffle_part(rec, rec.deck, d)
     for q in range(p_n):
         for c in range(53):
             rec.hands[q, c] = 0
@@ -1150,26 +1291,30 @@ def reset_batch(states, cfg, tables, dealers, stacked, masks, obs, write):
 
 
 @njit(cache=True)
-def _step_game(states, i, cfg, actions, masks, obs, rewards, term, trunc, final_obs,
-               final_info, autoreset, write, ws):  # fmt: skip
-    rec = states[i]
-    # the mask row doubles as the call-offer buffer: it is recomputed below
-    apply_action(rec, cfg, actions[i], masks[i], ws)
+def _step_range(states, lo, hi, cfg, actions, masks, obs, rewards, term, trunc, final_obs,
+                final_info, autoreset, write, ws):  # fmt: skip
+    """Step games ``lo .. hi - 1``. One call per range, not per game: each array passed to a
+    compiled function costs a reference count increment and decrement per call.
+    """
     p_n = cfg[C_P]
-    for q in range(p_n):
-        rewards[i, q] = rec.rewards[q]
-    term[i] = rec.done != 0 and rec.truncated == 0
-    trunc[i] = rec.truncated != 0
-    if rec.done and autoreset:
+    for i in range(lo, hi):
+        rec = states[i]
+        # the mask row doubles as the call-offer buffer: it is recomputed below
+        apply_action(rec, cfg, actions[i], masks[i], ws)
         for q in range(p_n):
-            write_obs(rec, cfg, q, final_obs[i, q])
-            final_info[i, q] = rec.scores[q] if cfg[C_GAME] else rec.hand_pts[q]
-        final_info[i, p_n] = rec.outcome
-        final_info[i, p_n + 1] = rec.steps
-        reset_episode(rec, cfg, -1, True)
-    legal_mask(rec, cfg, masks[i], ws)
-    if write:
-        write_obs(rec, cfg, rec.cur, obs[i])
+            rewards[i, q] = rec.rewards[q]
+        term[i] = rec.done != 0 and rec.truncated == 0
+        trunc[i] = rec.truncated != 0
+        if rec.done and autoreset:
+            for q in range(p_n):
+                write_obs(rec, cfg, q, final_obs[i, q])
+                final_info[i, q] = rec.scores[q] if cfg[C_GAME] else rec.hand_pts[q]
+            final_info[i, p_n] = rec.outcome
+            final_info[i, p_n + 1] = rec.steps
+            reset_episode(rec, cfg, -1, True)
+        legal_mask(rec, cfg, masks[i], ws)
+        if write:
+            write_obs(rec, cfg, rec.cur, obs[i])
 
 
 @njit(cache=True)
@@ -1177,9 +1322,8 @@ def step_batch(states, cfg, tables, actions, masks, obs, rewards, term, trunc, f
                final_info, autoreset, write):  # fmt: skip
     """Step every game (serial)."""
     ws = np.empty(WS_SIZE, np.int64)
-    for i in range(states.shape[0]):
-        _step_game(states, i, cfg, actions, masks, obs, rewards, term, trunc, final_obs,
-                   final_info, autoreset, write, ws)  # fmt: skip
+    _step_range(states, 0, states.shape[0], cfg, actions, masks, obs, rewards, term, trunc,
+                final_obs, final_info, autoreset, write, ws)  # fmt: skip
 
 
 @njit(cache=True, parallel=True)
@@ -1190,9 +1334,8 @@ def step_batch_parallel(states, cfg, tables, actions, masks, obs, rewards, term,
     n_ch = min(n, PAR_CHUNKS)
     for ch in prange(n_ch):
         ws = np.empty(WS_SIZE, np.int64)
-        for i in range(ch * n // n_ch, (ch + 1) * n // n_ch):
-            _step_game(states, i, cfg, actions, masks, obs, rewards, term, trunc,
-                       final_obs, final_info, autoreset, write, ws)  # fmt: skip
+        _step_range(states, ch * n // n_ch, (ch + 1) * n // n_ch, cfg, actions, masks, obs,
+                    rewards, term, trunc, final_obs, final_info, autoreset, write, ws)  # fmt: skip
 
 
 @njit(cache=True)
@@ -1243,7 +1386,7 @@ def deal_worlds(states, cfg, base, hidden_n, pool, max_tries, check) -> np.ndarr
         rec = states[w]
         pos = rec.deck_pos
         for t in range(max_tries):
-            _rng.shuffle_inplace(rec, buf, n_pool)
+            shuffle_part(rec, buf, n_pool)
             k = 0
             for q in range(p_n):
                 for c in range(53):
@@ -1275,7 +1418,7 @@ def deal_worlds(states, cfg, base, hidden_n, pool, max_tries, check) -> np.ndarr
             for _ in range(cnt[c]):
                 rec.deck[k] = c
                 k += 1
-        _rng.shuffle_inplace(rec, rec.deck, pos)
+        shuffle_part(rec, rec.deck, pos)
     return tries
 
 
