@@ -1,5 +1,6 @@
 """Cards, deck, meld tables, the exact deadwood solver and random streams, shared by all games."""
 
+from rummy_env.core import records  # noqa: F401  (first: stable record names before any compile)
 from rummy_env.core.cards import (
     card_to_str,
     cards_to_counts,
@@ -13,6 +14,7 @@ from rummy_env.core.cards import (
 from rummy_env.core.melds import deadwood, deadwood_after_discard
 
 __all__ = [
+    "records",
     "card_to_str",
     "cards_to_counts",
     "cards_to_mask",

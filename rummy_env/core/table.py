@@ -9,14 +9,17 @@ with ``known[p, 53]``, the cards each player is publicly known to hold:
 - run: ``m_key`` = suit, positions ``m_lo..m_hi`` on the 14-position axis of ``core.jmelds``,
   ``m_nat`` / ``m_jok`` = bitmasks of the positions held by naturals / jokers.
 
-These helpers move cards between a hand and the table; scoring is the game's business.
+These helpers move cards between a hand and the table; scoring is the game's business. They
+read the template tables as module globals, which numba compiles in as constants (passing arrays
+to a compiled function that is not inlined costs a reference count increment and decrement per
+array and call).
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from rummy_env.core.jmelds import JOKER, popcount16, pos_card
+from rummy_env.core.jmelds import JOKER, TPL_A, TPL_B, TPL_C, TPL_KIND, popcount16, pos_card
 
 
 @njit(cache=True)
@@ -137,72 +140,70 @@ def unplace_card(rec, p, m, c, pos, old_lo, old_hi, old_known):
 
 
 @njit(cache=True)
-def lay_template(rec, tables, p, t) -> int:
+def lay_template(rec, p, t) -> int:
     """Lay template ``t`` from ``p``'s hand into the next slot (naturals where the hand holds
     them, jokers elsewhere). Returns the number of jokers used.
     """
-    kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
     m = rec.n_melds
     rec.n_melds += 1
     rec.m_owner[m] = p
-    if kinds[t] == 1:
+    a, b, c = TPL_A[t], TPL_B[t], TPL_C[t]
+    if TPL_KIND[t] == 1:
         rec.m_kind[m] = 1
-        rec.m_key[m] = ta[t]
-        rec.m_nat[m] = tb[t]
-        rec.m_jok[m] = tc[t]
+        rec.m_key[m] = a
+        rec.m_nat[m] = b
+        rec.m_jok[m] = c
         rec.m_lo[m] = 0
         rec.m_hi[m] = 0
-        j = tc[t]
+        j = c
         for s in range(4):
-            if tb[t] >> s & 1:
-                rec.hands[p, s * 13 + ta[t]] -= 1
+            if b >> s & 1:
+                rec.hands[p, s * 13 + a] -= 1
     else:
         rec.m_kind[m] = 2
-        s = ta[t]
-        rec.m_key[m] = s
-        rec.m_lo[m] = tb[t]
-        rec.m_hi[m] = tc[t]
+        rec.m_key[m] = a
+        rec.m_lo[m] = b
+        rec.m_hi[m] = c
         natm = 0
         jokm = 0
         j = 0
-        for pos in range(tb[t], tc[t] + 1):
-            c = pos_card(s, pos)
-            if rec.hands[p, c] >= 1:
+        for pos in range(b, c + 1):
+            card = pos_card(a, pos)
+            if rec.hands[p, card] >= 1:
                 natm |= 1 << pos
-                rec.hands[p, c] -= 1
+                rec.hands[p, card] -= 1
             else:
                 jokm |= 1 << pos
                 j += 1
         rec.m_nat[m] = natm
         rec.m_jok[m] = jokm
     rec.hands[p, JOKER] -= j
-    for c in range(53):
-        if rec.known[p, c] > rec.hands[p, c]:
-            rec.known[p, c] = rec.hands[p, c]
+    for card in range(53):
+        if rec.known[p, card] > rec.hands[p, card]:
+            rec.known[p, card] = rec.hands[p, card]
     return j
 
 
 @njit(cache=True)
-def unlay_template(rec, tables, p, t, j, known_save):
+def unlay_template(rec, p, t, j, known_save):
     """Undo ``lay_template`` (the last slot goes back to ``p``'s hand)."""
-    kinds, ta, tb = tables[0], tables[1], tables[2]
     m = rec.n_melds - 1
-    if kinds[t] == 1:
+    a, b = TPL_A[t], TPL_B[t]
+    if TPL_KIND[t] == 1:
         for s in range(4):
-            if tb[t] >> s & 1:
-                rec.hands[p, s * 13 + ta[t]] += 1
+            if b >> s & 1:
+                rec.hands[p, s * 13 + a] += 1
     else:
-        s = ta[t]
         for pos in range(rec.m_lo[m], rec.m_hi[m] + 1):
             if rec.m_nat[m] >> pos & 1:
-                rec.hands[p, pos_card(s, pos)] += 1
+                rec.hands[p, pos_card(a, pos)] += 1
     rec.hands[p, JOKER] += j
     rec.m_kind[m] = 0
     rec.m_nat[m] = 0
     rec.m_jok[m] = 0
     rec.n_melds -= 1
-    for c in range(53):
-        rec.known[p, c] = known_save[c]
+    for card in range(53):
+        rec.known[p, card] = known_save[card]
 
 
 @njit(cache=True)

@@ -233,11 +233,11 @@ def _leaf_ok(h, kept, taken, owed, room, swap) -> bool:
 
 
 @njit(cache=True)
-def _take(h, t, j, tables) -> int:
+def _take(h, t, j) -> int:
     """Remove template ``t``'s cards from count vector ``h``; returns its natural run
     positions (groups: 0) for ``_give``.
     """
-    kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
+    kinds, ta, tb, tc = TPL_KIND, TPL_A, TPL_B, TPL_C
     nat = 0
     if kinds[t] == 1:
         for s in range(4):
@@ -255,9 +255,9 @@ def _take(h, t, j, tables) -> int:
 
 
 @njit(cache=True)
-def _give(h, t, j, nat, tables):
+def _give(h, t, j, nat):
     """Undo ``_take``."""
-    kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
+    kinds, ta, tb, tc = TPL_KIND, TPL_A, TPL_B, TPL_C
     if kinds[t] == 1:
         for s in range(4):
             if tb[t] >> s & 1:
@@ -275,11 +275,11 @@ _NEED, _MUST, _OWED, _ROOM, _SWAP, _PIV, _NF, _K, _AT, _AJ, _ANAT, _SKIP, _TAKEN
 
 
 @njit(cache=True)
-def _undo_level(h, kept, lv, d, tables):
+def _undo_level(h, kept, lv, d):
     """Take back the move made at search level ``d`` (a template laid, or the pivot kept)."""
     t = lv[d, _AT]
     if t >= 0:
-        _give(h, t, lv[d, _AJ], lv[d, _ANAT], tables)
+        _give(h, t, lv[d, _AJ], lv[d, _ANAT])
     elif t == -2:
         h[lv[d, _PIV]] += 1
         kept[lv[d, _PIV]] -= 1
@@ -314,12 +314,12 @@ def _natural_points(h, mask) -> int:
 
 
 @njit(cache=True)
-def _points_bound(h, ct, cj, nf, tables) -> int:
+def _points_bound(h, ct, cj, nf) -> int:
     """An upper bound on the points of any set of disjoint melds from ``h``: the naturals that
     fit a meld without jokers, plus, since at most one meld per joker uses jokers, the
     ``jokers`` best values of other naturals a joker meld takes, plus 11 a joker.
     """
-    kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
+    kinds, ta, tb, tc = TPL_KIND, TPL_A, TPL_B, TPL_C
     free = 0
     for k in range(nf):
         if cj[k] == 0:
@@ -357,11 +357,11 @@ def _points_bound(h, ct, cj, nf, tables) -> int:
 
 
 @njit(cache=True)
-def _enter(h, kept, lv, d, tables, ws) -> int:
+def _enter(h, kept, lv, d, ws) -> int:
     """Set up search level ``d``: 1 if its position already ends the turn, else 0 (and the
     candidate templates for its pivot are listed, or the level is marked exhausted).
     """
-    kinds, ta, tb, tc, twin = tables[0], tables[1], tables[2], tables[3], tables[4]
+    kinds, ta, tb, tc, twin = TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN
     need, must, owed = lv[d, _NEED], lv[d, _MUST], lv[d, _OWED]
     lv[d, _AT] = -1
     lv[d, _NF] = 0
@@ -399,7 +399,7 @@ def _enter(h, kept, lv, d, tables, ws) -> int:
                 ct[nf] = t
                 cj[nf] = j
                 nf += 1
-    if need > 0 and _points_bound(h, ct, cj, nf, tables) < need:
+    if need > 0 and _points_bound(h, ct, cj, nf) < need:
         return 0
     # which naturals each candidate takes from this hand (for the dominance test in _reach)
     keys = ws[7][d]
@@ -437,7 +437,7 @@ def _dominated(ws, d, k, nf, tval) -> bool:
 
 
 @njit(cache=True)
-def _reach(h, kept, need, must, taken, owed, room, swap, tables, ws) -> bool:
+def _reach(h, kept, need, must, taken, owed, room, swap, ws) -> bool:
     """Exact search: can disjoint new melds from ``h`` be laid so that they are worth at least
     ``need`` points, include card ``must`` (-1: none) and take ``owed`` jokers (directly or by
     making room for lay-offs), and the turn still ends with a legal discard?
@@ -447,8 +447,8 @@ def _reach(h, kept, need, must, taken, owed, room, swap, tables, ws) -> bool:
     Pruned by the points all cards that fit some feasible template could still add. Iterative
     (numba's cache cannot hold recursive functions); ``h`` and ``kept`` are restored.
     """
-    kinds, ta, tb, tc = tables[0], tables[1], tables[2], tables[3]
-    tval, troom = tables[5], tables[6]
+    kinds, ta, tb, tc = TPL_KIND, TPL_A, TPL_B, TPL_C
+    tval, troom = TPL_VAL, TPL_ROOM
     lv = ws[6]
     lv[0, _NEED] = need
     lv[0, _MUST] = must
@@ -461,11 +461,11 @@ def _reach(h, kept, need, must, taken, owed, room, swap, tables, ws) -> bool:
     while True:
         if entering:
             entering = False
-            if _enter(h, kept, lv, d, tables, ws):
+            if _enter(h, kept, lv, d, ws):
                 for e in range(d - 1, -1, -1):
-                    _undo_level(h, kept, lv, e, tables)
+                    _undo_level(h, kept, lv, e)
                 return True
-        _undo_level(h, kept, lv, d, tables)
+        _undo_level(h, kept, lv, d)
         pivot = lv[d, _PIV]
         k = lv[d, _K]
         nf = lv[d, _NF]
@@ -489,7 +489,7 @@ def _reach(h, kept, need, must, taken, owed, room, swap, tables, ws) -> bool:
             if 0 <= taken < 52 and kinds[t] == 1 and j >= 1 and troom[t] == 1:
                 if ta[t] == taken % 13 and (tb[t] >> (taken // 13) & 1) == 0:
                     sw = 1
-            lv[d, _ANAT] = _take(h, t, j, tables)
+            lv[d, _ANAT] = _take(h, t, j)
             lv[d, _AT] = t
             lv[d, _AJ] = j
             lv[d + 1, _NEED] = lv[d, _NEED] - tval[t]
@@ -603,7 +603,7 @@ def undo_retrieve(rec, cfg, p, m, k, c, kn_c, kn_j):
 
 
 @njit(cache=True)
-def turn_completable(rec, cfg, tables, p, ws) -> bool:
+def turn_completable(rec, cfg, p, ws) -> bool:
     """Can player ``p`` still finish the current turn legally (with a discard) from here?"""
     h = rec.hands[p]
     taken = rec.taken_single
@@ -612,7 +612,7 @@ def turn_completable(rec, cfg, tables, p, ws) -> bool:
             return can_discard_from(h, taken)
         swap = cfg[C_RJ_MELD] == 0 and can_retrieve_with(rec, taken)
         return _reach(h, ws[2], cfg[C_THRESH] - rec.open_pts, rec.oblig, taken, 0,
-                      joker_room(rec), swap, tables, ws)  # fmt: skip
+                      joker_room(rec), swap, ws)  # fmt: skip
     if rec.oblig >= 0:
         return False  # the opening was completed without the discard it owed
     if rec.owed == 0:
@@ -620,7 +620,7 @@ def turn_completable(rec, cfg, tables, p, ws) -> bool:
             return True
         # only the card taken is left: it may replace a joker, and the joker be discarded
         return cfg[C_RJ_MELD] == 0 and hand_total(rec, p) == 1 and can_retrieve_with(rec, taken)
-    return _reach(h, ws[2], 0, -1, taken, rec.owed, joker_room(rec), False, tables, ws)
+    return _reach(h, ws[2], 0, -1, taken, rec.owed, joker_room(rec), False, ws)
 
 
 # -- deal, scoring, transitions -------------------------------------------------------------
@@ -841,14 +841,14 @@ def _note_placement(rec, p, m):
 
 
 @njit(cache=True)
-def _lay_new(rec, cfg, tables, p, t) -> int:
+def _lay_new(rec, cfg, p, t) -> int:
     """Lay template ``t``; count it towards the opening; returns jokers used."""
-    j = lay_template(rec, tables, p, t)
-    if template_uses(t, j, rec.oblig, tables[0], tables[1], tables[2], tables[3]):
+    j = lay_template(rec, p, t)
+    if template_uses(t, j, rec.oblig, TPL_KIND, TPL_A, TPL_B, TPL_C):
         rec.oblig = -1
     rec.owed = max(rec.owed - j, 0)
     if rec.opened[p] == 0:
-        rec.open_pts += tables[5][t]
+        rec.open_pts += TPL_VAL[t]
         if rec.open_pts >= cfg[C_THRESH]:
             rec.opened[p] = 1
             rec.opened_now = 1
@@ -856,7 +856,7 @@ def _lay_new(rec, cfg, tables, p, t) -> int:
 
 
 @njit(cache=True)
-def apply_action(rec, cfg, tables, a):
+def apply_action(rec, cfg, a):
     """Apply a legal action (legality is the caller's check)."""
     p = rec.cur
     for q in range(cfg[C_P]):
@@ -915,8 +915,8 @@ def apply_action(rec, cfg, tables, a):
     else:
         t = a - cfg[C_MELD]
         ts = rec.taken_single
-        j = _lay_new(rec, cfg, tables, p, t)
-        if template_uses(t, j, ts, tables[0], tables[1], tables[2], tables[3]):
+        j = _lay_new(rec, cfg, p, t)
+        if template_uses(t, j, ts, TPL_KIND, TPL_A, TPL_B, TPL_C):
             rec.taken_single = -1
     if rec.done == 0 and cfg[C_MAX_STEPS] > 0 and rec.steps >= cfg[C_MAX_STEPS]:
         rec.truncated = 1
@@ -929,7 +929,7 @@ def apply_action(rec, cfg, tables, a):
 
 
 @njit(cache=True)
-def _draw_mask(rec, cfg, tables, p, out, ws):
+def _draw_mask(rec, cfg, p, out, ws):
     out[0] = 1
     if rec.pile_n < 1 or rec.pile_draws >= cfg[C_MAX_PILE]:
         return
@@ -937,7 +937,7 @@ def _draw_mask(rec, cfg, tables, p, out, ws):
     if cfg[C_DD_OPEN] and rec.opened[p] == 0:
         rec.hands[p, x] += 1
         swap = cfg[C_RJ_MELD] == 0 and can_retrieve_with(rec, x)
-        ok = _reach(rec.hands[p], ws[2], cfg[C_THRESH], x, x, 0, joker_room(rec), swap, tables,
+        ok = _reach(rec.hands[p], ws[2], cfg[C_THRESH], x, x, 0, joker_room(rec), swap,
                     ws)  # fmt: skip
         rec.hands[p, x] -= 1
         if not ok:
@@ -946,8 +946,8 @@ def _draw_mask(rec, cfg, tables, p, out, ws):
 
 
 @njit(cache=True)
-def _play_mask(rec, cfg, tables, p, out, ws):
-    kinds, ta, tb, tc, twin = tables[0], tables[1], tables[2], tables[3], tables[4]
+def _play_mask(rec, cfg, p, out, ws):
+    kinds, ta, tb, tc, twin = TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN
     hand = rec.hands[p]
     known_save = ws[5]
     ob, ts, ow, op, on = rec.oblig, rec.taken_single, rec.owed, rec.open_pts, rec.opened_now
@@ -956,7 +956,7 @@ def _play_mask(rec, cfg, tables, p, out, ws):
     go = rec.n_melds < cfg[C_M]
     if go and was_open == 0:
         swap = cfg[C_RJ_MELD] == 0 and can_retrieve_with(rec, ts)
-        go = _reach(hand, ws[2], cfg[C_THRESH] - op, ob, ts, 0, joker_room(rec), swap, tables,
+        go = _reach(hand, ws[2], cfg[C_THRESH] - op, ob, ts, 0, joker_room(rec), swap,
                     ws)  # fmt: skip
     if go:
         rs, sp = ws[3], ws[4]
@@ -971,11 +971,11 @@ def _play_mask(rec, cfg, tables, p, out, ws):
                 continue  # a card must be left to discard
             for c in range(53):
                 known_save[c] = rec.known[p, c]
-            j = _lay_new(rec, cfg, tables, p, t)
+            j = _lay_new(rec, cfg, p, t)
             if template_uses(t, j, ts, kinds, ta, tb, tc):
                 rec.taken_single = -1
-            ok = turn_completable(rec, cfg, tables, p, ws)
-            unlay_template(rec, tables, p, t, j, known_save)
+            ok = turn_completable(rec, cfg, p, ws)
+            unlay_template(rec, p, t, j, known_save)
             rec.oblig, rec.taken_single, rec.owed = ob, ts, ow
             rec.open_pts, rec.opened_now = op, on
             rec.opened[p] = was_open
@@ -994,7 +994,7 @@ def _play_mask(rec, cfg, tables, p, out, ws):
                 if ts == c:
                     rec.taken_single = -1
                 place_card(rec, p, m, c, pos)
-                ok = turn_completable(rec, cfg, tables, p, ws)
+                ok = turn_completable(rec, cfg, p, ws)
                 unplace_card(rec, p, m, c, pos, lo, hi, kn)
                 rec.taken_single = ts
                 if ok:
@@ -1011,7 +1011,7 @@ def _play_mask(rec, cfg, tables, p, out, ws):
                         rec.taken_single = -1
                     rec.owed = max(ow - 1, 0)
                     place_card(rec, p, m, JOKER, pos)
-                    ok = turn_completable(rec, cfg, tables, p, ws)
+                    ok = turn_completable(rec, cfg, p, ws)
                     unplace_card(rec, p, m, JOKER, pos, lo, hi, kn)
                     rec.taken_single = ts
                     rec.owed = ow
@@ -1029,7 +1029,7 @@ def _play_mask(rec, cfg, tables, p, out, ws):
                 if ts == c:
                     rec.taken_single = -1
                 do_retrieve(rec, cfg, p, m, k, c)
-                ok = turn_completable(rec, cfg, tables, p, ws)
+                ok = turn_completable(rec, cfg, p, ws)
                 undo_retrieve(rec, cfg, p, m, k, c, kn_c, kn_j)
                 rec.taken_single = ts
                 if ok:
@@ -1043,16 +1043,16 @@ def _play_mask(rec, cfg, tables, p, out, ws):
 
 
 @njit(cache=True)
-def legal_mask(rec, cfg, tables, out, ws):
+def legal_mask(rec, cfg, out, ws):
     """Write the exact legal-action mask of the player to act into ``out``."""
     out[:] = 0
     if rec.done:
         return
     p = rec.cur
     if rec.phase == PH_DRAW:
-        _draw_mask(rec, cfg, tables, p, out, ws)
+        _draw_mask(rec, cfg, p, out, ws)
     elif rec.phase == PH_PLAY:
-        _play_mask(rec, cfg, tables, p, out, ws)
+        _play_mask(rec, cfg, p, out, ws)
 
 
 # -- observations ---------------------------------------------------------------------------
@@ -1106,16 +1106,16 @@ def reset_batch(states, cfg, tables, dealers, stacked, masks, obs, write):
     for i in range(states.shape[0]):
         rec = states[i]
         reset_episode(rec, cfg, dealers[i], not stacked[i])
-        legal_mask(rec, cfg, tables, masks[i], ws)
+        legal_mask(rec, cfg, masks[i], ws)
         if write:
             write_obs(rec, cfg, rec.cur, obs[i])
 
 
 @njit(cache=True)
-def _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
+def _step_game(states, i, cfg, actions, masks, obs, rewards, term, trunc, final_obs,
                final_info, autoreset, write, ws):  # fmt: skip
     rec = states[i]
-    apply_action(rec, cfg, tables, actions[i])
+    apply_action(rec, cfg, actions[i])
     p_n = cfg[C_P]
     for q in range(p_n):
         rewards[i, q] = rec.rewards[q]
@@ -1130,7 +1130,7 @@ def _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc
         final_info[i, p_n + 2] = rec.winner if cfg[C_MATCH] else rec.hand_winner
         final_info[i, p_n + 3] = rec.rummy
         reset_episode(rec, cfg, -1, True)
-    legal_mask(rec, cfg, tables, masks[i], ws)
+    legal_mask(rec, cfg, masks[i], ws)
     if write:
         write_obs(rec, cfg, rec.cur, obs[i])
 
@@ -1141,7 +1141,7 @@ def step_batch(states, cfg, tables, actions, masks, obs, rewards, term, trunc, f
     """Step every game (serial)."""
     ws = make_work()
     for i in range(states.shape[0]):
-        _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
+        _step_game(states, i, cfg, actions, masks, obs, rewards, term, trunc, final_obs,
                    final_info, autoreset, write, ws)  # fmt: skip
 
 
@@ -1154,7 +1154,7 @@ def step_batch_parallel(states, cfg, tables, actions, masks, obs, rewards, term,
     for k in prange(chunks):
         ws = make_work()
         for i in range(k * n // chunks, (k + 1) * n // chunks):
-            _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc,
+            _step_game(states, i, cfg, actions, masks, obs, rewards, term, trunc,
                        final_obs, final_info, autoreset, write, ws)  # fmt: skip
 
 
@@ -1163,8 +1163,8 @@ def step_single(states, cfg, tables, i, a, masks):
     """The AEC env's step: apply ``a`` in game ``i`` and refresh its mask."""
     rec = states[i]
     ws = make_work()
-    apply_action(rec, cfg, tables, a)
-    legal_mask(rec, cfg, tables, masks[i], ws)
+    apply_action(rec, cfg, a)
+    legal_mask(rec, cfg, masks[i], ws)
     return rec.done != 0, rec.truncated != 0, rec.cur, rec.hands_played
 
 
@@ -1173,7 +1173,7 @@ def refresh_masks(states, cfg, tables, masks):
     """Recompute every game's mask from its state."""
     ws = make_work()
     for i in range(states.shape[0]):
-        legal_mask(states[i], cfg, tables, masks[i], ws)
+        legal_mask(states[i], cfg, masks[i], ws)
 
 
 @njit(cache=True)
@@ -1183,14 +1183,14 @@ def write_obs_at(states, cfg, i, p, out):
 
 
 @njit(cache=True)
-def _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
+def _play_random_game(states, i, cfg, episodes, na, ep_outcome, ep_len, ep_scores,
                       ep_hands, ws):  # fmt: skip
     rec = states[i]
     mask = np.zeros(na, np.int8)
     for e in range(episodes):
         reset_episode(rec, cfg, -1, True)
         while not rec.done:
-            legal_mask(rec, cfg, tables, mask, ws)
+            legal_mask(rec, cfg, mask, ws)
             n = 0
             for a in range(na):
                 n += mask[a]
@@ -1198,7 +1198,7 @@ def _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, 
             for a in range(na):
                 if mask[a]:
                     if k == 0:
-                        apply_action(rec, cfg, tables, a)
+                        apply_action(rec, cfg, a)
                         break
                     k -= 1
         ep_outcome[i, e] = rec.outcome
@@ -1215,7 +1215,7 @@ def play_random(states, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores
     """
     ws = make_work()
     for i in range(states.shape[0]):
-        _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
+        _play_random_game(states, i, cfg, episodes, na, ep_outcome, ep_len, ep_scores,
                           ep_hands, ws)  # fmt: skip
 
 
@@ -1225,5 +1225,5 @@ def play_random_parallel(states, cfg, tables, episodes, na, ep_outcome, ep_len, 
     """Random full episodes in every game (threads over games); see ``play_random``."""
     for i in prange(states.shape[0]):
         ws = make_work()
-        _play_random_game(states, i, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
+        _play_random_game(states, i, cfg, episodes, na, ep_outcome, ep_len, ep_scores,
                           ep_hands, ws)  # fmt: skip
