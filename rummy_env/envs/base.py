@@ -117,6 +117,15 @@ class RummyAECEnv(AECEnv):
             mask = np.zeros(self.game.num_actions, dtype=np.int8)
         return {"observation": self.game.observe(0, p), "action_mask": mask}
 
+    def sample_worlds(
+        self, agent: str, n: int, seed: int | np.random.Generator | None = None
+    ) -> BatchedGame:
+        """``n`` complete game states consistent with everything ``agent`` can see now (hidden
+        cards dealt anew), as a batched game of this variant to continue playing from (search,
+        rollouts). Never reveals the real hidden cards.
+        """
+        return self.game.sample_worlds(0, self._agent_index[agent], n, seed)
+
     def _step_game(self, a: int) -> tuple[bool, bool, int, int, np.ndarray]:
         """Apply a legal action; returns (done, truncated, to act, hands played, rewards)."""
         done, trunc, cur, hands = self.game.kernels.step_single(

@@ -181,15 +181,6 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
                 info["totals"] = int(rec["totals"][i])
         return info
 
-    def sample_worlds(
-        self, agent: str, n: int, seed: int | np.random.Generator | None = None
-    ) -> GinRummyGame:
-        """``n`` complete game states consistent with everything ``agent`` can see now (hidden
-        cards dealt anew), as a batched ``GinRummyGame`` to continue playing from (search,
-        rollouts). Never reveals the real hidden cards.
-        """
-        return self.game.sample_worlds(0, self._agent_index[agent], n, seed)
-
     def render_text(self) -> str:
         """The table (all hands shown: the referee's view)."""
         return render_gin(self.game.states[0], self.possible_agents)

@@ -13,9 +13,10 @@ from rummy_env.rules.base import BatchedGame
 from rummy_env.rules.five_hundred_rum import kernels as K
 from rummy_env.rules.five_hundred_rum.config import FiveHundredRumConfig
 from rummy_env.rules.five_hundred_rum.state import JOKER, make_state_dtype
+from rummy_env.rules.joker_worlds import JokerWorldsMixin
 
 
-class FiveHundredRumGame(BatchedGame):
+class FiveHundredRumGame(JokerWorldsMixin, BatchedGame):
     """``num_games`` games of 500 Rum with one config."""
 
     kernels = K
@@ -43,77 +44,17 @@ class FiveHundredRumGame(BatchedGame):
         info["outcome"] = final_info[:, p]
         info["episode_length"] = final_info[:, p + 1]
 
-    # -- information sets -------------------------------------------------------------------
-    def hidden_cards(self, i: int, player: int) -> list[int]:
-        """Cards whose place ``player`` cannot know in game ``i``: the other players' cards not
-        publicly known to be held (``known``: taken from the discard pile and not played since)
-        and the stock. Card types (52: joker), repeated per copy, sorted.
-        """
-        s = self.states[i]
-        hidden = self._hidden_counts(s, player).sum(0)
-        out = np.repeat(np.arange(53), hidden).tolist()
-        out += [int(c) for c in s["deck"][int(s["deck_pos"]) :]]
-        return sorted(out)
-
-    def _hidden_counts(self, s: np.void, player: int) -> np.ndarray:
-        """(players, 53) counts of each player's cards hidden from ``player`` (0 for its own)."""
-        hidden = s["hands"].astype(np.int64) - s["known"].astype(np.int64)
-        hidden[player] = 0
-        return hidden
-
-    def sample_worlds(
+    # -- information sets (hidden_cards, sample_worlds: JokerWorldsMixin) -------------------
+    def _deal_worlds(
         self,
-        i: int,
-        player: int,
-        n: int,
-        seed: int | np.random.Generator | None = None,
-        max_tries: int = 10_000,
-    ) -> FiveHundredRumGame:
-        """``n`` full game states consistent with what ``player`` knows in game ``i``.
-
-        Each world keeps everything ``player`` can see (own hand, pile, table melds, the other
-        players' cards publicly known to be held, hand sizes, scores, phase) and deals the hidden
-        cards (``hidden_cards``) anew at random: the other players' unknown cards (every hand
-        keeps its size) and the stock order. Each world gets a fresh random stream for later
-        deals and its masks are refreshed. The worlds are an independent batch (same config) to
-        continue playing from, e.g. for rollouts in a search.
-
-        When another player is to act, the rules already tell ``player`` that this player has a
-        legal move (a turn that can be completed, e.g. melding the deep discard taken; a
-        "Rummy!" call when offered one), so deals without one are redrawn (up to ``max_tries``
-        per world; should every try fail, that player keeps the real cards in that world).
-        What earlier decisions suggest about hands (who passed a call, what was discarded) is
-        not taken into account.
-        """
-        if not 0 <= player < self.num_players:
-            raise ValueError(f"player must be in 0..{self.num_players - 1}, got {player!r}")
-        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        src = self.states[i]
-        worlds = FiveHundredRumGame(self.config, n)
-        worlds.states[:] = src
-        hidden = self._hidden_counts(src, player)
-        base = src["hands"] - hidden.astype(np.int8)  # own hand and the known cards
-        hidden_n = hidden.sum(1)
-        pool = np.array(self.hidden_cards(i, player), dtype=np.int8)
-        cur = int(src["cur"])
-        check = not src["done"] and cur != player
-        worlds.states["rng"] = rng.integers(0, 2**63, size=n, dtype=np.uint64)
-        tries = K.deal_worlds(worlds.states, self.cfg, base, hidden_n, pool, max_tries, check)
-        failed = np.flatnonzero(tries < 0)
-        if failed.size:
-            # the player to act keeps the real cards; the others are dealt from the rest
-            base[cur] = src["hands"][cur]
-            rest = hidden.sum(0) - hidden[cur]
-            rest_pool = np.concatenate(
-                [np.repeat(np.arange(53), rest), src["deck"][int(src["deck_pos"]) :]]
-            ).astype(np.int8)
-            hidden_n[cur] = 0
-            sub = worlds.states[failed]
-            K.deal_worlds(sub, self.cfg, base, hidden_n, rest_pool, 1, False)
-            worlds.states[failed] = sub
-        worlds.states["rng"] = rng.integers(0, 2**63, size=n, dtype=np.uint64)
-        worlds.refresh_masks()
-        return worlds
+        states: np.ndarray,
+        base: np.ndarray,
+        hidden_n: np.ndarray,
+        pool: np.ndarray,
+        max_tries: int,
+        check: bool,
+    ) -> np.ndarray:
+        return K.deal_worlds(states, self.cfg, base, hidden_n, pool, max_tries, check)
 
     def explain_illegal(self, i: int, a: int) -> str:
         """Why action ``a`` is not legal now in game ``i``."""

@@ -43,6 +43,7 @@ from rummy_env.core.jmelds import (
     template_needs,
     template_size,
 )
+from rummy_env.core.worlds import deal_hidden, deck_counts, rewrite_dealt
 from rummy_env.encodings import five_hundred_rum as E
 
 
@@ -1366,36 +1367,24 @@ def write_obs_at(states, cfg, i, p, out):
 def deal_worlds(states, cfg, base, hidden_n, pool, max_tries, check) -> np.ndarray:
     """Deal the hidden cards of every world anew (``FiveHundredRumGame.sample_worlds``).
 
-    Each record already holds the state to sample from. Hand ``q`` becomes ``base[q]`` plus the
-    next ``hidden_n[q]`` cards of a shuffle of ``pool`` (drawn from the record's stream), the
-    rest of the shuffle is the stock, and the cards already dealt (``deck[:deck_pos]``, never
-    read again) are rewritten as a shuffle of the cards not in the stock, so no world keeps the
-    real deal order. With ``check``, a deal is redrawn (up to ``max_tries`` times) until the
-    player to act has a legal move (offered a "Rummy!" call: a call). Returns the deals tried
-    per world, -1 where none passed.
+    Each record already holds the state to sample from. Hand ``q`` becomes ``base[q]`` plus
+    ``hidden_n[q]`` cards of a shuffle of ``pool``, the rest is the stock, and the cards
+    already dealt are rewritten (``core.worlds``). With ``check``, a deal is redrawn (up to
+    ``max_tries`` times) until the player to act has a legal move (offered a "Rummy!" call: a
+    call). Returns the deals tried per world, -1 where none passed.
     """
     p_n = cfg[C_P]
-    d_n = cfg[C_D]
     n_pool = pool.shape[0]
     buf = pool.copy()
     mask = np.empty(cfg[C_NA], np.int8)
     ws = np.empty(WS_SIZE, np.int64)
-    cnt = np.empty(53, np.int64)
+    counts = deck_counts(cfg[C_D], cfg[C_JOKERS], 53)
+    work = np.empty(53, np.int64)
     tries = np.full(states.shape[0], -1, np.int64)
     for w in range(states.shape[0]):
         rec = states[w]
-        pos = rec.deck_pos
         for t in range(max_tries):
-            shuffle_part(rec, buf, n_pool)
-            k = 0
-            for q in range(p_n):
-                for c in range(53):
-                    rec.hands[q, c] = base[q, c]
-                for _ in range(hidden_n[q]):
-                    rec.hands[q, buf[k]] += 1
-                    k += 1
-            for j in range(k, n_pool):
-                rec.deck[pos + j - k] = buf[j]
+            deal_hidden(rec, base, hidden_n, buf, n_pool, p_n)
             if check:
                 legal_mask(rec, cfg, mask, ws)
                 ok = False
@@ -1407,18 +1396,7 @@ def deal_worlds(states, cfg, base, hidden_n, pool, max_tries, check) -> np.ndarr
                     continue
             tries[w] = t + 1
             break
-        # the dealt part of the deck: every card not in the stock, shuffled
-        for c in range(52):
-            cnt[c] = (d_n - cfg[C_JOKERS]) // 52
-        cnt[JOKER] = cfg[C_JOKERS]
-        for j in range(pos, d_n):
-            cnt[rec.deck[j]] -= 1
-        k = 0
-        for c in range(53):
-            for _ in range(cnt[c]):
-                rec.deck[k] = c
-                k += 1
-        shuffle_part(rec, rec.deck, pos)
+        rewrite_dealt(rec, counts, work)
     return tries
 
 

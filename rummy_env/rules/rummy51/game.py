@@ -10,12 +10,14 @@ from rummy_env.core.cards import card_to_str
 from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND, template_needs
 from rummy_env.encodings import rummy51 as E
 from rummy_env.rules.base import BatchedGame
+from rummy_env.rules.joker_worlds import JokerWorldsMixin
 from rummy_env.rules.rummy51 import kernels as K
+from rummy_env.rules.rummy51 import worlds as W
 from rummy_env.rules.rummy51.config import Rummy51Config
 from rummy_env.rules.rummy51.state import JOKER, make_state_dtype
 
 
-class Rummy51Game(BatchedGame):
+class Rummy51Game(JokerWorldsMixin, BatchedGame):
     """``num_games`` games of Rummy 51 with one config."""
 
     kernels = K
@@ -46,6 +48,19 @@ class Rummy51Game(BatchedGame):
         info["episode_length"] = final_info[:, p + 1]
         info["winner"] = final_info[:, p + 2]
         info["rummy"] = final_info[:, p + 3]
+
+    # -- information sets (hidden_cards, sample_worlds: JokerWorldsMixin) -------------------
+    def _deal_worlds(
+        self,
+        states: np.ndarray,
+        base: np.ndarray,
+        hidden_n: np.ndarray,
+        pool: np.ndarray,
+        max_tries: int,
+        check: bool,
+    ) -> np.ndarray:
+        jokers = self.config.jokers
+        return W.deal_worlds(states, self.cfg, base, hidden_n, pool, jokers, max_tries, check)
 
     def explain_illegal(self, i: int, a: int) -> str:
         """Why action ``a`` is not legal now in game ``i``."""

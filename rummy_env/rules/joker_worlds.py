@@ -1,0 +1,113 @@
+"""Information sets of the joker games (500 Rum, Rummy 51): which cards a player cannot place,
+and full game states ("worlds") consistent with what the player knows, dealt by the compiled
+``core.worlds`` helpers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+NUM_TYPES = 53  # card types: 0..51 naturals, 52 the joker
+
+
+class JokerWorldsMixin:
+    """``hidden_cards`` and ``sample_worlds`` for a :class:`rummy_env.rules.base.BatchedGame`
+    whose records hold ``hands`` and ``known`` (players, 53) counts and a ``deck`` dealt from
+    ``deck_pos`` on. The game supplies :meth:`_deal_worlds` (its compiled deal with its own
+    legal-move check).
+    """
+
+    states: np.ndarray
+    config: Any
+    num_players: int
+
+    def _deal_worlds(
+        self,
+        states: np.ndarray,
+        base: np.ndarray,
+        hidden_n: np.ndarray,
+        pool: np.ndarray,
+        max_tries: int,
+        check: bool,
+    ) -> np.ndarray:  # pragma: no cover - overridden
+        """Deal ``pool`` into ``states`` in place (``core.worlds``); returns the deals tried per
+        world, -1 where none gave the player to act a legal move.
+        """
+        raise NotImplementedError
+
+    def hidden_cards(self, i: int, player: int) -> list[int]:
+        """Cards whose place ``player`` cannot know in game ``i``: the other players' cards not
+        publicly known to be held (``known``: taken from the discard pile and not played since)
+        and the stock. Card types (52: joker), repeated per copy, sorted.
+        """
+        s = self.states[i]
+        hidden = self._hidden_counts(s, player).sum(0)
+        out = np.repeat(np.arange(NUM_TYPES), hidden).tolist()
+        out += [int(c) for c in s["deck"][int(s["deck_pos"]) :]]
+        return sorted(out)
+
+    def _hidden_counts(self, s: np.void, player: int) -> np.ndarray:
+        """(players, 53) counts of each player's cards hidden from ``player`` (0 for its own)."""
+        hidden = s["hands"].astype(np.int64) - s["known"].astype(np.int64)
+        hidden[player] = 0
+        return hidden
+
+    def sample_worlds(
+        self,
+        i: int,
+        player: int,
+        n: int,
+        seed: int | np.random.Generator | None = None,
+        max_tries: int = 10_000,
+    ) -> Any:
+        """``n`` full game states consistent with what ``player`` knows in game ``i``.
+
+        Each world keeps everything ``player`` can see (own hand, pile, table melds, the other
+        players' cards publicly known to be held, hand sizes, scores, phase) and deals the hidden
+        cards (``hidden_cards``) anew at random: the other players' unknown cards (every hand
+        keeps its size) and the stock order. Each world gets a fresh random stream for later
+        deals and its masks are refreshed. The worlds are an independent batch of the same game
+        and config to continue playing from, e.g. for rollouts in a search.
+
+        When another player is to act, the rules already tell ``player`` that this player has a
+        legal move (a turn that can be completed, e.g. melding a discard it had to take; a 500
+        Rum "Rummy!" call when offered one), so deals without one are redrawn (up to
+        ``max_tries`` per world; should every try fail, that player keeps the real cards in that
+        world). What earlier decisions suggest about hands (who passed a call, what was
+        discarded) is not taken into account, nor (Rummy 51) which cards of a reshuffled pile
+        the stock still holds: only what the observation shows.
+
+        Raises:
+            ValueError: if ``player`` is not a seat of the game.
+        """
+        if not 0 <= player < self.num_players:
+            raise ValueError(f"player must be in 0..{self.num_players - 1}, got {player!r}")
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        src = self.states[i]
+        worlds = type(self)(self.config, n)
+        worlds.states[:] = src
+        hidden = self._hidden_counts(src, player)
+        base = src["hands"] - hidden.astype(np.int8)  # own hand and the known cards
+        hidden_n = hidden.sum(1)
+        pool = np.array(self.hidden_cards(i, player), dtype=np.int8)
+        cur = int(src["cur"])
+        check = not src["done"] and cur != player
+        worlds.states["rng"] = rng.integers(0, 2**63, size=n, dtype=np.uint64)
+        tries = self._deal_worlds(worlds.states, base, hidden_n, pool, max_tries, check)
+        failed = np.flatnonzero(tries < 0)
+        if failed.size:
+            # the player to act keeps the real cards; the others are dealt from the rest
+            base[cur] = src["hands"][cur]
+            rest = hidden.sum(0) - hidden[cur]
+            rest_pool = np.concatenate(
+                [np.repeat(np.arange(NUM_TYPES), rest), src["deck"][int(src["deck_pos"]) :]]
+            ).astype(np.int8)
+            hidden_n[cur] = 0
+            sub = worlds.states[failed]
+            self._deal_worlds(sub, base, hidden_n, rest_pool, 1, False)
+            worlds.states[failed] = sub
+        worlds.states["rng"] = rng.integers(0, 2**63, size=n, dtype=np.uint64)
+        worlds.refresh_masks()
+        return worlds
