@@ -201,7 +201,9 @@ def make_work():
     known_save = np.empty(53, np.int8)
     levels = np.zeros((DEPTH, 13), np.int64)
     keys = np.empty((DEPTH, NUM_TEMPLATES), np.int64)
-    return cand_t, cand_j, kept, rs, sp, known_save, levels, keys
+    mask_t = np.empty(NUM_TEMPLATES, np.int64)  # the play mask's candidate melds
+    mask_j = np.empty(NUM_TEMPLATES, np.int64)
+    return cand_t, cand_j, kept, rs, sp, known_save, levels, keys, mask_t, mask_j
 
 
 @njit(cache=True, inline="always")
@@ -961,8 +963,7 @@ def _play_mask(rec, cfg, p, out, ws):
     if go:
         rs, sp = ws[3], ws[4]
         hand_masks(hand, rs, sp)
-        cand_t = np.empty(NUM_TEMPLATES, np.int64)
-        cand_j = np.empty(NUM_TEMPLATES, np.int64)
+        cand_t, cand_j = ws[8], ws[9]
         nf = feasible_templates(hand[JOKER], rs, sp, kinds, ta, tb, tc, twin, cand_t, cand_j)
         total = hand_total(rec, p)
         for k in range(nf):
