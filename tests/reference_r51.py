@@ -27,11 +27,11 @@ from reference_500 import (
     fit_joker,
     fit_natural,
     lay_on,
-    meld_cards,
     meld_size,
     new_melds,
     table_of,
 )
+from rum_helpers import all_cards  # noqa: F401  (tests import it from here too)
 
 from rummy_env.encodings import rummy51 as E
 
@@ -271,18 +271,3 @@ def reference_mask(rec, config) -> set[int]:
         if can_complete(after, rules, lay):
             out.add(a)
     return out
-
-
-def all_cards(rec, config) -> dict[int, int]:
-    """Hands + stock + pile + table (jokers as 52): must always be the full 108-card deck."""
-    from collections import Counter
-
-    c: Counter = Counter()
-    for q in range(config.num_players):
-        for t in range(53):
-            c[t] += int(rec["hands"][q][t])
-    c.update(int(x) for x in rec["deck"][int(rec["deck_pos"]) :])
-    c.update(int(x) for x in rec["pile"][: int(rec["pile_n"])])
-    for meld in table_of(rec):
-        c.update(meld_cards(meld))
-    return dict(+c)

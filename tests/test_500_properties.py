@@ -33,6 +33,7 @@ from reference_500 import (
     reference_mask,
     table_of,
 )
+from rum_helpers import all_cards, deck_counts, hidden_shuffle
 
 from rummy_env import five_hundred_rum_v0
 from rummy_env.encodings import five_hundred_rum as E
@@ -68,53 +69,6 @@ POLICY = st.fixed_dictionaries(
         "call": st.sampled_from([0.0, 0.7, 1.0]),
     }
 )
-
-
-def _deck_counts(config) -> Counter:
-    c = Counter({card: config.decks for card in range(52)})
-    if config.jokers:
-        c[52] = config.jokers
-    return c
-
-
-def _all_cards(rec, config) -> Counter:
-    """Hands + stock + pile + table (jokers as type 52)."""
-    c: Counter = Counter()
-    for q in range(config.num_players):
-        for t in range(53):
-            c[t] += int(rec["hands"][q][t])
-    c.update(int(x) for x in rec["deck"][int(rec["deck_pos"]) :])
-    c.update(int(x) for x in rec["pile"][: int(rec["pile_n"])])
-    for meld in table_of(rec):
-        c.update(meld_cards(meld))
-    return +c
-
-
-def _hidden_shuffle(rec, p, config, rng):
-    """A copy of the record where the cards hidden from ``p`` (the other players' cards not
-    known from the pile, and the stock) are dealt differently.
-    """
-    r = rec.copy()
-    others = [q for q in range(config.num_players) if q != p]
-    hidden = {
-        q: np.array(r["hands"][q], np.int64) - np.array(r["known"][q], np.int64) for q in others
-    }
-    pos = int(r["deck_pos"])
-    pool = [int(c) for c in r["deck"][pos:]]
-    for q in others:
-        assert (hidden[q] >= 0).all()
-        pool += [c for c in range(53) for _ in range(int(hidden[q][c]))]
-    pool = list(rng.permutation(pool)) if pool else []
-    k = 0
-    for q in others:
-        n = int(hidden[q].sum())
-        new = np.array(r["known"][q], np.int64)
-        for c in pool[k : k + n]:
-            new[int(c)] += 1
-        k += n
-        r["hands"][q] = new.astype(np.int8)
-    r["deck"][pos:] = np.array(pool[k:], np.int8)
-    return r
 
 
 def _check_table(rec, n_p):
@@ -170,7 +124,7 @@ def test_random_games_match_the_reference_and_keep_every_invariant(seed, shape, 
     n_p = config.num_players
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    deck = _deck_counts(config)
+    deck = deck_counts(config)
     melded = np.zeros(n_p, np.int64)
     empty_stock_turns = 0
     last_discarder = -1
@@ -187,13 +141,13 @@ def test_random_games_match_the_reference_and_keep_every_invariant(seed, shape, 
             lay.action_name(a) for a in sorted(set(legal) ^ reference_mask(rec, config))
         ]
         # cards conserved, table valid, points melded so far
-        assert _all_cards(rec, config) == deck
+        assert all_cards(rec, config) == deck
         _check_table(rec, n_p)
         assert (rec["known"] <= rec["hands"]).all()
         assert list(rec["melded_pts"]) == list(melded)
         # no leak: shuffling what a player cannot see changes nothing it observes
         for q in range(n_p):
-            r2 = _hidden_shuffle(rec, q, config, rng)
+            r2 = hidden_shuffle(rec, q, config.num_players, rng)
             o2 = np.empty(lay.obs_size, np.float32)
             K.write_obs(r2, env.game.cfg, q, o2)
             assert np.array_equal(env.game.observe(0, q), o2)
@@ -291,7 +245,7 @@ def test_random_games_match_the_reference_and_keep_every_invariant(seed, shape, 
 
 def _craft(env, rng):
     cfg = env.config
-    avail = Counter(_deck_counts(cfg))
+    avail = Counter(deck_counts(cfg))
     rec = env.game.states[0]
     rec["m_kind"][:] = 0
     rec["m_nat"][:] = 0

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reference_500 import meld_cards, reference_mask, table_of
+from reference_500 import reference_mask
+from rum_helpers import all_cards, deck_counts
 
 from rummy_env import five_hundred_rum_v0
 from rummy_env.core.cards import parse_cards
@@ -33,25 +34,6 @@ SHAPES = [
     {"num_players": 2, "deepest_card_new_meld": True, "must_meld_discard": True},
     {"num_players": 3, "rummy_call": "layoff_only", "no_jokers": True},
 ]
-
-
-def _deck(config) -> Counter:
-    c = Counter({card: config.decks for card in range(52)})
-    if config.jokers:
-        c[52] = config.jokers
-    return c
-
-
-def _all_cards(rec, config) -> Counter:
-    """Hands + stock + pile + table (jokers as type 52)."""
-    c: Counter = Counter()
-    for q in range(config.num_players):
-        c.update({t: int(rec["hands"][q][t]) for t in range(53)})
-    c.update(int(x) for x in rec["deck"][int(rec["deck_pos"]) :])
-    c.update(int(x) for x in rec["pile"][: int(rec["pile_n"])])
-    for meld in table_of(rec):
-        c.update(meld_cards(meld))
-    return +c
 
 
 def _hidden(rec, player, config) -> Counter:
@@ -100,7 +82,7 @@ def test_sampled_worlds_never_contradict_the_observation(seed, shape, steps):
     game, config, lay = env.game, env.config, env.layout
     real = game.states[0].copy()
     cur = int(real["cur"])
-    deck = _deck(config)
+    deck = deck_counts(config)
     for q in range(config.num_players):
         worlds = game.sample_worlds(0, q, 6, seed=seed)
         hidden = game.hidden_cards(0, q)
@@ -115,7 +97,7 @@ def test_sampled_worlds_never_contradict_the_observation(seed, shape, steps):
             assert (rec["hands"] >= rec["known"]).all()
             assert list(rec["hands"].sum(1)) == list(real["hands"].sum(1))
             # the deck, and the cards hidden from the player, are the real ones dealt anew
-            assert _all_cards(rec, config) == deck
+            assert all_cards(rec, config) == deck
             assert Counter(int(c) for c in rec["deck"]) == deck
             assert _hidden(rec, q, config) == Counter(hidden)
             differs |= not np.array_equal(rec["hands"], real["hands"]) or not np.array_equal(
@@ -236,7 +218,7 @@ def test_after_every_try_fails_the_player_to_act_keeps_the_real_cards():
     for w in range(64):
         rec = worlds.states[w]
         assert _has_move(worlds.action_mask(w), rec, lay)
-        assert _all_cards(rec, env.config) == _deck(env.config)
+        assert all_cards(rec, env.config) == deck_counts(env.config)
         assert np.array_equal(worlds.observe(w, 0), game.observe(0, 0))
         kept += np.array_equal(rec["hands"][1], real)
     assert kept > 0

@@ -20,7 +20,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference_500 import card_at, is_valid_meld, meld_cards, table_of
-from reference_r51 import all_cards, penalty, reference_mask
+from reference_r51 import penalty, reference_mask
+from rum_helpers import all_cards, hidden_shuffle
 
 from rummy_env import rummy51_v0
 from rummy_env.encodings import rummy51 as E
@@ -41,33 +42,6 @@ OPTIONS = st.fixed_dictionaries(
         "max_pile_draws": st.sampled_from([100, 5]),
     },
 )
-
-
-def _hidden_shuffle(rec, p, n_p, rng):
-    """A copy of the record where the cards hidden from ``p`` (the other players' cards not
-    publicly known, and the stock) are dealt differently.
-    """
-    r = rec.copy()
-    others = [q for q in range(n_p) if q != p]
-    hidden = {
-        q: np.array(r["hands"][q], np.int64) - np.array(r["known"][q], np.int64) for q in others
-    }
-    pos = int(r["deck_pos"])
-    pool = [int(c) for c in r["deck"][pos:]]
-    for q in others:
-        assert (hidden[q] >= 0).all()
-        pool += [c for c in range(53) for _ in range(int(hidden[q][c]))]
-    pool = list(rng.permutation(pool)) if pool else []
-    k = 0
-    for q in others:
-        n = int(hidden[q].sum())
-        new = np.array(r["known"][q], np.int64)
-        for c in pool[k : k + n]:
-            new[int(c)] += 1
-        k += n
-        r["hands"][q] = new.astype(np.int8)
-    r["deck"][pos:] = np.array(pool[k:], np.int8)
-    return r
 
 
 def _choose(lay, legal, rng, meld_bias):
@@ -121,7 +95,7 @@ def test_random_games_match_the_reference_and_keep_every_invariant(seed, opts, m
         assert not rec["out"][p]
         if step % 5 == 0:
             for q in range(n_p):
-                r2 = _hidden_shuffle(rec, q, n_p, rng)
+                r2 = hidden_shuffle(rec, q, n_p, rng)
                 o2 = np.empty(lay.obs_size, np.float32)
                 K.write_obs(r2, env.game.cfg, q, o2)
                 assert np.array_equal(env.game.observe(0, q), o2)
