@@ -63,3 +63,22 @@ def shuffle_inplace(rec, arr, n: int) -> None:
         t = arr[i]
         arr[i] = arr[j]
         arr[j] = t
+
+
+@njit(cache=True)
+def random_legal(rec, mask, na: int) -> int:
+    """A uniformly random legal action among ``mask[:na]``, drawn from the record's stream
+    (-1 if none is legal).
+    """
+    n = 0
+    for a in range(na):
+        n += mask[a]
+    if n == 0:
+        return -1
+    k = randint(rec, n)
+    for a in range(na):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1

@@ -20,6 +20,43 @@ from __future__ import annotations
 from numba import njit
 
 from rummy_env.core.jmelds import JOKER, TPL_A, TPL_B, TPL_C, TPL_KIND, popcount16, pos_card
+from rummy_env.core.rng import shuffle_inplace
+
+
+@njit(cache=True)
+def hand_total(rec, p) -> int:
+    """Cards in player ``p``'s hand."""
+    t = 0
+    for c in range(53):
+        t += rec.hands[p, c]
+    return t
+
+
+@njit(cache=True)
+def new_deal(rec, decks, jokers, shuffle) -> None:
+    """Start a deal: with ``shuffle`` the deck becomes ``decks`` packs and ``jokers`` jokers,
+    shuffled by the record's stream (else the deck already placed, a stacked one, is kept);
+    every hand, known card and table slot is cleared.
+    """
+    if shuffle:
+        k = 0
+        for _dk in range(decks):
+            for c in range(52):
+                rec.deck[k] = c
+                k += 1
+        for _j in range(jokers):
+            rec.deck[k] = JOKER
+            k += 1
+        shuffle_inplace(rec, rec.deck, k)
+    for q in range(rec.hands.shape[0]):
+        for c in range(53):
+            rec.hands[q, c] = 0
+            rec.known[q, c] = 0
+    for m in range(rec.m_kind.shape[0]):
+        rec.m_kind[m] = 0
+        rec.m_nat[m] = 0
+        rec.m_jok[m] = 0
+    rec.n_melds = 0
 
 
 @njit(cache=True)

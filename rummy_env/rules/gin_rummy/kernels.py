@@ -860,16 +860,7 @@ def _play_random_game(states, i, cfg, tables, episodes, ep_outcome, ep_len, ep_p
         reset_episode(rec, cfg, tables, -1, True)
         while not rec.done:
             legal_mask(rec, cfg, tables, mask)
-            n = 0
-            for a in range(na):
-                n += mask[a]
-            k = _rng.randint(rec, n)
-            for a in range(na):
-                if mask[a]:
-                    if k == 0:
-                        apply_action(rec, cfg, tables, a)
-                        break
-                    k -= 1
+            apply_action(rec, cfg, tables, _rng.random_legal(rec, mask, na))
         ep_outcome[i, e] = rec.outcome
         ep_len[i, e] = rec.steps
         ep_hands[i, e] = rec.hands_played

@@ -32,8 +32,10 @@ from rummy_env.core.jmelds import (
 from rummy_env.core.table import (
     fit_joker,
     fit_natural,
+    hand_total,
     joker_room,
     lay_template,
+    new_deal,
     place_card,
     unlay_template,
     unplace_card,
@@ -152,15 +154,6 @@ def card_penalty(c) -> int:
     if r == 0:
         return 11
     return r + 1 if r <= 9 else 10
-
-
-@njit(cache=True)
-def hand_total(rec, p) -> int:
-    """Cards in player ``p``'s hand."""
-    t = 0
-    for c in range(53):
-        t += rec.hands[p, c]
-    return t
 
 
 @njit(cache=True)
@@ -656,22 +649,9 @@ def deal_hand(rec, cfg, shuffle):
     """Deal a hand to the players still in (dealing starts left of the dealer), turn the
     upcard, clear the table.
     """
-    d = cfg[C_D]
     p_n = cfg[C_P]
-    if shuffle:
-        k = 0
-        for _dk in range(2):
-            for c in range(52):
-                rec.deck[k] = c
-                k += 1
-        for _j in range(4):
-            rec.deck[k] = JOKER
-            k += 1
-        _rng.shuffle_inplace(rec, rec.deck, d)
+    new_deal(rec, 2, 4, shuffle)
     for q in range(p_n):
-        for c in range(53):
-            rec.hands[q, c] = 0
-            rec.known[q, c] = 0
         rec.opened[q] = 0
     k = 0
     for _i in range(cfg[C_HAND]):
@@ -685,11 +665,6 @@ def deal_hand(rec, cfg, shuffle):
     rec.pile[0] = rec.deck[k]
     rec.pile_n = 1
     rec.deck_pos = k + 1
-    for m in range(rec.m_kind.shape[0]):
-        rec.m_kind[m] = 0
-        rec.m_nat[m] = 0
-        rec.m_jok[m] = 0
-    rec.n_melds = 0
     rec.reshuffles = 0
     rec.pile_draws = 0
     _start_turn(rec, _next_active(rec, cfg, rec.dealer))
@@ -1192,16 +1167,7 @@ def _play_random_game(states, i, cfg, episodes, na, ep_outcome, ep_len, ep_score
         reset_episode(rec, cfg, -1, True)
         while not rec.done:
             legal_mask(rec, cfg, mask, ws)
-            n = 0
-            for a in range(na):
-                n += mask[a]
-            k = _rng.randint(rec, n)
-            for a in range(na):
-                if mask[a]:
-                    if k == 0:
-                        apply_action(rec, cfg, a)
-                        break
-                    k -= 1
+            apply_action(rec, cfg, _rng.random_legal(rec, mask, na))
         ep_outcome[i, e] = rec.outcome
         ep_len[i, e] = rec.steps
         ep_hands[i, e] = rec.hands_played
