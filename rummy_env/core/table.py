@@ -17,10 +17,34 @@ array and call).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from rummy_env.core.jmelds import JOKER, TPL_A, TPL_B, TPL_C, TPL_KIND, popcount16, pos_card
 from rummy_env.core.rng import shuffle_inplace
+
+
+def table_fields(num_players: int, deck_size: int, max_melds: int) -> list[tuple]:
+    """The record fields these helpers use, in layout order: a game's state dtype starts with
+    them and adds its own.
+    """
+    p, d, m = num_players, deck_size, max_melds
+    return [
+        ("hands", np.int8, (p, 53)),  # card counts in each hand
+        ("known", np.int8, (p, 53)),  # cards each player is publicly known to hold
+        ("deck", np.int8, (d,)),  # deal order; stock = deck[deck_pos:]
+        ("deck_pos", np.int16),
+        ("pile", np.int8, (d,)),  # discard pile bottom -> top
+        ("pile_n", np.int16),
+        ("m_kind", np.int8, (m,)),  # 0 empty, 1 group, 2 run
+        ("m_key", np.int8, (m,)),  # group rank / run suit
+        ("m_lo", np.int8, (m,)),  # run low position (0..13)
+        ("m_hi", np.int8, (m,)),  # run high position
+        ("m_nat", np.int16, (m,)),  # natural suits (group) / positions (run)
+        ("m_jok", np.int16, (m,)),  # joker count (group) / positions (run)
+        ("m_owner", np.int8, (m,)),  # player who laid the meld down
+        ("n_melds", np.int16),
+    ]
 
 
 @njit(cache=True)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rummy_env.core.table import table_fields
+
 NUM_TYPES = 53
 JOKER = 52
 
@@ -23,20 +25,7 @@ def make_state_dtype(num_players: int, deck_size: int, max_melds: int) -> np.dty
     p, d, m = num_players, deck_size, max_melds
     return np.dtype(
         [
-            ("hands", np.int8, (p, NUM_TYPES)),  # card counts in each hand
-            ("known", np.int8, (p, NUM_TYPES)),  # cards each player is publicly known to hold
-            ("deck", np.int8, (d,)),  # deal order; stock = deck[deck_pos:]
-            ("deck_pos", np.int16),
-            ("pile", np.int8, (d,)),  # discard pile bottom -> top
-            ("pile_n", np.int16),
-            ("m_kind", np.int8, (m,)),  # 0 empty, 1 group, 2 run
-            ("m_key", np.int8, (m,)),  # group rank / run suit
-            ("m_lo", np.int8, (m,)),  # run low position (0..13)
-            ("m_hi", np.int8, (m,)),  # run high position
-            ("m_nat", np.int16, (m,)),  # natural suits (group) / positions (run)
-            ("m_jok", np.int16, (m,)),  # joker count (group) / positions (run)
-            ("m_owner", np.int8, (m,)),  # player who laid the meld down
-            ("n_melds", np.int16),
+            *table_fields(p, d, m),
             ("melded_pts", np.int32, (p,)),  # points melded and laid off this hand
             ("scores", np.int32, (p,)),  # cumulative game score
             ("hand_pts", np.int32, (p,)),  # score of the last finished hand
