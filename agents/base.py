@@ -33,6 +33,18 @@ class SeatView:
         return self._env.sample_worlds(self.agent, n, seed)
 
 
+def legal_actions(mask: Any) -> np.ndarray:
+    """The legal action ids of an action mask (entries equal to 1), in increasing order.
+
+    Raises:
+        ValueError: if the mask allows no action.
+    """
+    legal = np.flatnonzero(np.asarray(mask) == 1)
+    if legal.size == 0:
+        raise ValueError("action_mask has no legal action (all entries are 0)")
+    return legal
+
+
 @runtime_checkable
 class Agent(Protocol):
     """Anything with a ``name`` and ``act(observation, view) -> action id``."""

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import legal_actions
 from rummy_env.core.melds import (
     GIN_MELD_KINDS,
     GIN_MELD_MASKS,
@@ -282,9 +283,7 @@ class _GinRuleAgent:
         """
         obs = np.asarray(observation["observation"], dtype=np.float32)
         mask = np.asarray(observation["action_mask"])
-        legal = np.flatnonzero(mask == 1)
-        if legal.size == 0:
-            raise ValueError("action_mask has no legal action (all entries are 0)")
+        legal = legal_actions(mask)
         if legal.size == 1:
             return int(legal[0])
         auto = self._auto_meld(obs, view)

@@ -91,6 +91,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import legal_actions
 from rummy_env.core.melds import (
     GIN_VALUES,
     GROUP_NOPT,
@@ -270,9 +271,7 @@ class OpenSpielSimpleBot:
         config = getattr(view, "config", None)
         self._check_config(config)
         pv = PublicView.parse(observation)
-        legal = np.flatnonzero(pv.mask == 1)
-        if legal.size == 0:
-            raise ValueError("action_mask has no legal action (all entries are 0)")
+        legal_actions(pv.mask)  # raises on an empty mask
         self._ensure_game(config, pv)
         self.decisions += 1
         st = self._sync(pv)

@@ -72,6 +72,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import legal_actions
 from agents.rum_greedy import (
     Meld,
     MeldPlanner,
@@ -372,9 +373,7 @@ class Rummy51GreedyAgent:
         """
         obs = np.asarray(observation["observation"], dtype=np.float32)
         mask = np.asarray(observation["action_mask"])
-        legal = np.flatnonzero(mask == 1)
-        if legal.size == 0:
-            raise ValueError("action_mask has no legal action")
+        legal = legal_actions(mask)
         if legal.size == 1:
             return int(legal[0])
         cfg = getattr(view, "config", None)

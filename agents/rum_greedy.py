@@ -75,6 +75,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import legal_actions
 from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.encodings import five_hundred_rum as E
 
@@ -484,9 +485,7 @@ class FiveHundredGreedyAgent:
         """
         obs = np.asarray(observation["observation"], dtype=np.float32)
         mask = np.asarray(observation["action_mask"])
-        legal = np.flatnonzero(mask == 1)
-        if legal.size == 0:
-            raise ValueError("action_mask has no legal action")
+        legal = legal_actions(mask)
         if legal.size == 1:
             return int(legal[0])
         cfg = getattr(view, "config", None)
