@@ -15,6 +15,8 @@ min and max are reported):
 (c) AEC env steps/s through the PettingZoo wrappers, the standard ``agent_iter`` loop.
 (d) exact deadwood solver hands/s on random 10-card hands (``deadwood``) and 11-card hands
     (``deadwood_after_discard``).
+(e) training throughput: env steps/s per update of ``experiments/ppo_selfplay.py`` (Gin, 2,048
+    games, rollout inference and PPO updates included), when torch is installed.
 Plus import-to-first-step time in a fresh interpreter, bytes of state per game and the peers:
 RLCard's ``gin-rummy`` env and OpenSpiel's ``gin_rummy`` driven from a Python loop (with and
 without ``observation_tensor`` per decision), each given a fixed time budget per repeat.
@@ -23,6 +25,7 @@ without ``observation_tensor`` per decision), each given a fixed time budget per
 from __future__ import annotations
 
 import argparse
+import csv
 import datetime as dt
 import importlib.metadata as md
 import os
@@ -175,6 +178,7 @@ class Sizes:
     startup_repeats: int
     cold_startup: bool
     quick: bool = False
+    train: bool = True
 
 
 # --------------------------------------------------------------------------------------------
@@ -712,9 +716,46 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
         startup[key + "_wall"] = wall
         startup[key + "_cold"] = cold
 
+    print("training throughput ...", file=sys.stderr)
+    if sizes.train:
+        n_envs, updates = (64, 2) if sizes.quick else (2048, 10)
+        m["train"] = train_throughput(n_envs, updates)
+    else:
+        add("train", "(e) `ppo_selfplay.py` training", "steps/s", "skipped (--no-train)")
     print("checking which numba builds run ...", file=sys.stderr)
     checks = build_checks()
     return {"m": m, "startup": startup, "obs_size": vec.venv.game.obs_size, "checks": checks}
+
+
+TRAIN_ARGS = ["--game", "gin_rummy", "--num-steps", "32", "--eval-every", "0", "--eval-games", "16"]
+TARGET_TRAIN_SPS = 20_000
+
+
+def train_throughput(num_envs: int, updates: int) -> Measurement:
+    """(e) ``experiments/ppo_selfplay.py`` env steps/s per update (rollout inference, GAE and the
+    PPO update all included), from its ``progress.csv``; the first update (warm-up) is dropped.
+    Runs the script in a fresh interpreter; skipped when torch is not installed.
+    """
+    label = f"(e) `ppo_selfplay.py` training, Gin, {num_envs:,} games x 32 steps per update"
+    meas = Measurement("train", label, "steps/s", note="per update, all included; 1 thread each")
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        meas.note = "skipped: torch not installed (pip install -c constraints.txt -e .[train])"
+        return meas
+    script = Path(__file__).resolve().parent / "ppo_selfplay.py"
+    with tempfile.TemporaryDirectory(prefix="ppo_tp_") as tmp:
+        cmd = [sys.executable, str(script), *TRAIN_ARGS, "--num-envs", str(num_envs),
+               "--total-steps", str(num_envs * 32 * (updates + 1)), "--no-progress",
+               "--no-tensorboard", "--out", tmp]  # fmt: skip
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            meas.note = f"failed: {res.stderr.strip().splitlines()[-1:]}"
+            return meas
+        with open(Path(tmp) / "progress.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+    meas.samples = [float(r["sps"]) for r in rows[1:]] or [float(r["sps"]) for r in rows]
+    return meas
 
 
 # --------------------------------------------------------------------------------------------
@@ -765,6 +806,12 @@ def target_rows(m: dict[str, Measurement], state_bytes: int) -> list[list[str]]:
             "Rummy 51 vector env steps/s, 2 players >= 200,000",
             m["r51_vec2"].median,
             200_000,
+            "steps/s",
+        ),
+        row(
+            "(e) `ppo_selfplay.py` training env steps/s >= 20,000",
+            m["train"].median,
+            TARGET_TRAIN_SPS,
             "steps/s",
         ),
     ]
@@ -906,6 +953,17 @@ def render(
         "players rarely open, so most of their steps are draws and discards; the exact opening "
         "search runs in every mask). No peer engine has Rummy 51.",
         "",
+        "## Results: training throughput",
+        "",
+        table(head, [mrow(m["train"])]),
+        "",
+        "`python experiments/ppo_selfplay.py " + " ".join(TRAIN_ARGS) + " --num-envs N ...` in a "
+        "fresh interpreter: masked PPO over `make_vec` with self-play, default network (MLP "
+        "128x2 + card head), 1 torch and 1 numba thread. Each sample is one update's env steps "
+        "divided by its wall time (rollout with policy inference, GAE, PPO epochs); the first "
+        "update is dropped. It shares the machine with nothing else in this run, but not with "
+        "other jobs on the machine.",
+        "",
         "## Results: peers",
         "",
         table(head, [mrow(m[k]) for k in peer_keys]),
@@ -973,6 +1031,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--no-cold", action="store_true", help="skip the cold-cache start-up run")
     p.add_argument("--quick", action="store_true", help="tiny sizes (smoke test)")
     p.add_argument("--no-peers", action="store_true", help="skip RLCard and OpenSpiel")
+    p.add_argument("--no-train", action="store_true", help="skip the ppo_selfplay.py throughput")
     p.add_argument("--output", type=Path, default=Path("BENCHMARKS.md"), help="markdown report")
     return p.parse_args(argv)
 
@@ -984,7 +1043,7 @@ def main(argv: list[str] | None = None) -> None:
     started = dt.datetime.now(dt.timezone.utc)
     command = "python " + " ".join(shlex.quote(a) for a in [sys.argv[0], *(argv or sys.argv[1:])])
     if args.quick:
-        sizes = Sizes(64, 20, 1, 2000, 0.2, 1, False, quick=True)
+        sizes = Sizes(64, 20, 1, 2000, 0.2, 1, False, quick=True, train=not args.no_train)
     else:
         sizes = Sizes(
             batch=args.batch,
@@ -994,6 +1053,7 @@ def main(argv: list[str] | None = None) -> None:
             seconds=args.seconds,
             startup_repeats=args.startup_repeats or args.repeats,
             cold_startup=not args.no_cold,
+            train=not args.no_train,
         )
     result = run_all(sizes, max(1, args.repeats), peers=not args.no_peers)
     text = render(result, sizes, max(1, args.repeats), started, command)

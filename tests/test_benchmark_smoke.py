@@ -39,6 +39,7 @@ def test_benchmark_quick_writes_report(tmp_path: Path) -> None:
         "## Machine",
         "## Targets",
         "## Results: rummy_env",
+        "## Results: training throughput",
         "## Results: peers",
         "## Ratios",
         "## Start-up: import to first step",
@@ -54,6 +55,7 @@ def test_benchmark_quick_writes_report(tmp_path: Path) -> None:
         "(b) same, decisions",
         "(c) AEC env, PettingZoo wrappers",
         "(d) `deadwood`, 10-card hands",
+        "(e) `ppo_selfplay.py` training",
         "(d) `deadwood_after_discard`",
         "AEC env, numba cache warm",
         "vector env, batch 64, numba cache warm",
@@ -66,7 +68,7 @@ def test_benchmark_quick_writes_report(tmp_path: Path) -> None:
     ):
         assert row in text, row
     # every figure of our engine was measured (a number, not n/a) in the results table
-    ours = text.split("## Results: rummy_env")[1].split("## Results: peers")[0]
+    ours = text.split("## Results: rummy_env")[1].split("## Results: 500 Rum")[0]
     figure_rows = [line for line in ours.splitlines() if line.startswith("| (")]
     assert len(figure_rows) == 12
     for line in figure_rows:
