@@ -23,10 +23,8 @@ How the masks stay cheap (a step costs about a microsecond):
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
-from numba import njit, prange, types
+from numba import njit, prange
 
 from rummy_env.core import rng as _rng
 from rummy_env.core.jmelds import (
@@ -43,25 +41,19 @@ from rummy_env.core.jmelds import (
     template_needs,
     template_size,
 )
+from rummy_env.core.table import (
+    can_lay_off,
+    fit_joker,
+    fit_natural,
+    hand_total,
+    lay_template,
+    new_deal,
+    place_card,
+    unlay_template,
+    unplace_card,
+)
 from rummy_env.core.worlds import deal_hidden, deck_counts, rewrite_dealt
 from rummy_env.encodings import five_hundred_rum as E
-
-
-# -- numba's on-disk cache and record types ---------------------------------------------------
-# numba names a compiled function after its argument types, and a record type by a number
-# handed out in creation order in each process (plus a per-process compile counter). Two
-# processes that compile a function for two different record layouts (say 2 and 8 players)
-# can thus both cache it under one symbol name; a third process that loads both entries links
-# one of them for both layouts and writes through the wrong field offsets (seen: a hand of 64
-# cards, "double free or corruption", segfaults). Naming record types after a digest of their
-# layout makes the names differ whenever the layouts do. (This applies to every record type
-# compiled in the process; the functions below that take a record live in this module, so
-# their cache entries are all made under these names.)
-def _record_mangling_args(self: types.Record) -> tuple[str, tuple[str, ...]]:
-    return type(self).__name__, ("h" + hashlib.sha1(self.name.encode()).hexdigest()[:20],)
-
-
-types.Record.mangling_args = property(_record_mangling_args)
 
 # -- config vector --------------------------------------------------------------------------
 C_P = 0
@@ -173,126 +165,6 @@ def config_vector(config) -> np.ndarray:
     return a
 
 
-# -- table melds: ``core.table``'s helpers, copied (see the cache note above) ------------------
-
-
-@njit(cache=True)
-def fit_natural(rec, m, c) -> int:
-    """Where natural ``c`` lays off on slot ``m``: -1 no; group: 14; run: the new position
-    (an ace that fits both ends of a 2..K run goes high). As ``core.table.fit_natural``.
-    """
-    kind = rec.m_kind[m]
-    s = c // 13
-    r = c % 13
-    if kind == 1:
-        if rec.m_key[m] != r or rec.m_nat[m] >> s & 1:
-            return -1
-        if popcount16(rec.m_nat[m]) + rec.m_jok[m] >= 4:
-            return -1
-        return 14
-    if kind != 2 or rec.m_key[m] != s:
-        return -1
-    lo = rec.m_lo[m]
-    hi = rec.m_hi[m]
-    if r == 0:
-        if hi == 12 and lo > 0:
-            return 13
-        if lo == 1 and hi < 13:
-            return 0
-        return -1
-    if r == lo - 1:
-        return r
-    if r == hi + 1 and hi + 1 <= 12:
-        return r
-    return -1
-
-
-@njit(cache=True)
-def fit_joker(rec, m, e) -> int:
-    """Where a joker lays off on slot ``m`` at end ``e`` (0 group / low, 1 high); -1 no. As
-    ``core.table.fit_joker``.
-    """
-    kind = rec.m_kind[m]
-    if kind == 1:
-        if e != 0 or popcount16(rec.m_nat[m]) + rec.m_jok[m] >= 4:
-            return -1
-        return 14
-    if kind != 2:
-        return -1
-    lo = rec.m_lo[m]
-    hi = rec.m_hi[m]
-    if e == 0:
-        if lo == 0 or (lo - 1 == 0 and hi == 13):
-            return -1
-        return lo - 1
-    if hi == 13 or (hi + 1 == 13 and lo == 0):
-        return -1
-    return hi + 1
-
-
-@njit(cache=True)
-def can_lay_off(rec, c) -> bool:
-    """True if card type ``c`` lays off directly on some table meld."""
-    for m in range(rec.n_melds):
-        if c == JOKER:
-            if fit_joker(rec, m, 0) >= 0 or fit_joker(rec, m, 1) >= 0:
-                return True
-        elif fit_natural(rec, m, c) >= 0:
-            return True
-    return False
-
-
-@njit(cache=True)
-def place_card(rec, p, m, c, pos):
-    """Lay card type ``c`` from ``p``'s hand at position ``pos`` of slot ``m`` (14: group)."""
-    rec.hands[p, c] -= 1
-    if rec.known[p, c] > rec.hands[p, c]:
-        rec.known[p, c] = rec.hands[p, c]
-    if rec.m_kind[m] == 1:
-        if c == JOKER:
-            rec.m_jok[m] += 1
-        else:
-            rec.m_nat[m] |= 1 << (c // 13)
-    else:
-        if c == JOKER:
-            rec.m_jok[m] |= 1 << pos
-        else:
-            rec.m_nat[m] |= 1 << pos
-        if pos < rec.m_lo[m]:
-            rec.m_lo[m] = pos
-        if pos > rec.m_hi[m]:
-            rec.m_hi[m] = pos
-
-
-@njit(cache=True)
-def unplace_card(rec, p, m, c, pos, old_lo, old_hi, old_known):
-    """Undo ``place_card``."""
-    rec.hands[p, c] += 1
-    rec.known[p, c] = old_known
-    if rec.m_kind[m] == 1:
-        if c == JOKER:
-            rec.m_jok[m] -= 1
-        else:
-            rec.m_nat[m] &= ~(1 << (c // 13))
-    else:
-        if c == JOKER:
-            rec.m_jok[m] &= ~(1 << pos)
-        else:
-            rec.m_nat[m] &= ~(1 << pos)
-        rec.m_lo[m] = old_lo
-        rec.m_hi[m] = old_hi
-
-
-@njit(cache=True)
-def shuffle_part(rec, arr, n) -> None:
-    """Fisher-Yates shuffle of ``arr[:n]`` by the record's stream (``core.rng.shuffle_inplace``)."""
-    for i in range(n - 1, 0, -1):
-        j = _rng.randint(rec, i + 1)
-        t = arr[i]
-        arr[i] = arr[j]
-        arr[j] = t
-
-
 # -- values ---------------------------------------------------------------------------------
 
 
@@ -315,15 +187,6 @@ def placed_value(c, pos, cfg) -> int:
     if c != JOKER and pos == 0:
         return 5 if cfg[C_V51015] else 1
     return card_value(c, cfg)
-
-
-@njit(cache=True)
-def hand_total(rec, p) -> int:
-    """Cards in player ``p``'s hand."""
-    t = 0
-    for c in range(53):
-        t += rec.hands[p, c]
-    return t
 
 
 @njit(cache=True)
@@ -382,73 +245,6 @@ def _has_natural(t, x) -> bool:
     if r == 0:
         return TPL_B[t] == 0 or TPL_C[t] == 13
     return TPL_B[t] <= r <= TPL_C[t]
-
-
-@njit(cache=True)
-def lay_template(rec, p, t) -> int:
-    """``core.table.lay_template`` on the global template tables (no table arrays passed, so
-    no reference counting per call). Returns the number of jokers used.
-    """
-    m = rec.n_melds
-    rec.n_melds += 1
-    rec.m_owner[m] = p
-    a, b, c = TPL_A[t], TPL_B[t], TPL_C[t]
-    if TPL_KIND[t] == 1:
-        rec.m_kind[m] = 1
-        rec.m_key[m] = a
-        rec.m_nat[m] = b
-        rec.m_jok[m] = c
-        rec.m_lo[m] = 0
-        rec.m_hi[m] = 0
-        j = c
-        for s in range(4):
-            if b >> s & 1:
-                rec.hands[p, s * 13 + a] -= 1
-    else:
-        rec.m_kind[m] = 2
-        rec.m_key[m] = a
-        rec.m_lo[m] = b
-        rec.m_hi[m] = c
-        natm = 0
-        jokm = 0
-        j = 0
-        for pos in range(b, c + 1):
-            card = pos_card(a, pos)
-            if rec.hands[p, card] >= 1:
-                natm |= 1 << pos
-                rec.hands[p, card] -= 1
-            else:
-                jokm |= 1 << pos
-                j += 1
-        rec.m_nat[m] = natm
-        rec.m_jok[m] = jokm
-    rec.hands[p, JOKER] -= j
-    for card in range(53):
-        if rec.known[p, card] > rec.hands[p, card]:
-            rec.known[p, card] = rec.hands[p, card]
-    return j
-
-
-@njit(cache=True)
-def unlay_template(rec, p, t, j, known_save):
-    """Undo ``lay_template`` (the last slot goes back to ``p``'s hand)."""
-    m = rec.n_melds - 1
-    a, b = TPL_A[t], TPL_B[t]
-    if TPL_KIND[t] == 1:
-        for s in range(4):
-            if b >> s & 1:
-                rec.hands[p, s * 13 + a] += 1
-    else:
-        for pos in range(rec.m_lo[m], rec.m_hi[m] + 1):
-            if rec.m_nat[m] >> pos & 1:
-                rec.hands[p, pos_card(a, pos)] += 1
-    rec.hands[p, JOKER] += j
-    rec.m_kind[m] = 0
-    rec.m_nat[m] = 0
-    rec.m_jok[m] = 0
-    rec.n_melds -= 1
-    for card in range(53):
-        rec.known[p, card] = known_save[card]
 
 
 @njit(cache=True)
@@ -656,21 +452,8 @@ def deal_hand(rec, cfg, shuffle):
     """Deal a hand (dealing starts left of the dealer), turn the upcard, clear the table."""
     d = cfg[C_D]
     p_n = cfg[C_P]
-    if shuffle:
-        k = 0
-        decks = (d - cfg[C_JOKERS]) // 52
-        for _dk in range(decks):
-            for c in range(52):
-                rec.deck[k] = c
-                k += 1
-        for _j in range(cfg[C_JOKERS]):
-            rec.deck[k] = JOKER
-            k += 1
-        shuffle_part(rec, rec.deck, d)
+    new_deal(rec, (d - cfg[C_JOKERS]) // 52, cfg[C_JOKERS], shuffle)
     for q in range(p_n):
-        for c in range(53):
-            rec.hands[q, c] = 0
-            rec.known[q, c] = 0
         rec.melded_pts[q] = 0
         rec.floating[q] = 0
     k = 0
@@ -682,11 +465,6 @@ def deal_hand(rec, cfg, shuffle):
     rec.pile[0] = rec.deck[k]
     rec.pile_n = 1
     rec.deck_pos = k + 1
-    for m in range(rec.m_kind.shape[0]):
-        rec.m_kind[m] = 0
-        rec.m_nat[m] = 0
-        rec.m_jok[m] = 0
-    rec.n_melds = 0
     rec.turn = (rec.dealer + 1) % p_n
     rec.cur = rec.turn
     rec.phase = PH_DRAW
@@ -1410,16 +1188,7 @@ def _play_random_game(states, i, cfg, episodes, na, ep_outcome, ep_len, ep_score
         reset_episode(rec, cfg, -1, True)
         while not rec.done:
             legal_mask(rec, cfg, mask, ws)
-            n = 0
-            for a in range(na):
-                n += mask[a]
-            k = _rng.randint(rec, n)
-            for a in range(na):
-                if mask[a]:
-                    if k == 0:
-                        apply_action(rec, cfg, a, mask, ws)
-                        break
-                    k -= 1
+            apply_action(rec, cfg, _rng.random_legal(rec, mask, na), mask, ws)
         ep_outcome[i, e] = rec.outcome
         ep_len[i, e] = rec.steps
         ep_hands[i, e] = rec.hands_played
