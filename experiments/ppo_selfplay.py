@@ -42,7 +42,7 @@ import torch
 from tqdm import tqdm
 
 import rummy_env
-from agents.arena.registry import AGENTS, _value, make_agent
+from agents.arena.registry import AGENTS, GAME_AGENTS, _value, make_agent
 from agents.arena.stats import wilson_interval
 from agents.ppo_agent import MaskedActorCritic, build_checkpoint, load_network
 from rummy_env.wrappers.features import (
@@ -108,8 +108,8 @@ class Config:
 
 def baseline_name(game: str) -> str:
     """The rule-based agent a game is evaluated against (``random`` where there is none)."""
-    rule_based = {"gin_rummy": "simple", "five_hundred_rum": "greedy"}.get(game, "random")
-    return rule_based if rule_based in AGENTS else "random"
+    rule_based = {"gin_rummy": "simple"}.get(game, "greedy")
+    return rule_based if rule_based in {**AGENTS, **GAME_AGENTS.get(game, {})} else "random"
 
 
 def batched(agent: Any) -> Any:
@@ -233,7 +233,7 @@ def evaluate(
     options = {k: v for k, v in cfg.options.items() if k != "reward"}
     venv = rummy_env.make_vec(cfg.game, games, seed=seed, **options)
     obs, info = venv.reset()
-    opp = batched(make_agent(opponent, seed=seed))
+    opp = batched(make_agent(opponent, seed=seed, game=cfg.game))
     seat = np.arange(games) % venv.num_players
     ret = np.zeros((games, venv.num_players))
     finished = np.zeros(games, dtype=bool)
@@ -392,7 +392,7 @@ def main() -> None:
     role[:n_self] = 0
     role[n_self : n_self + n_pool] = 1
     learner_seat = np.arange(n) % num_players
-    baseline = batched(make_agent(cfg.baseline, seed=cfg.seed))
+    baseline = batched(make_agent(cfg.baseline, seed=cfg.seed, game=cfg.game))
 
     update, global_step, elapsed0 = 0, 0, 0.0
     pool: list[dict[str, torch.Tensor]] = []

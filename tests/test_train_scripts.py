@@ -91,6 +91,21 @@ def test_ppo_selfplay_smoke_and_resume(tmp_path) -> None:
     assert agent.meta["global_step"] == 1024 and agent.features == "gin_deadwood"
 
 
+def test_rule_based_baseline_of_each_game() -> None:
+    """Each game is evaluated against its own rule-based agent, resolved for that game."""
+    from agents.arena.registry import make_agent
+
+    mod = _script("ppo_selfplay")
+    expected = {
+        "gin_rummy": "GinSimpleAgent",
+        "five_hundred_rum": "FiveHundredGreedyAgent",
+        "rummy51": "Rummy51GreedyAgent",
+    }
+    for game, cls in expected.items():
+        agent = make_agent(mod.baseline_name(game), seed=0, game=game)
+        assert type(agent).__name__ == cls, game
+
+
 @pytest.mark.parametrize("game", ["five_hundred_rum", "rummy51"])
 def test_ppo_selfplay_other_games(tmp_path, game: str) -> None:
     out = tmp_path / game
