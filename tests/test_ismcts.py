@@ -216,3 +216,78 @@ def test_knock_always_plays_the_best_knock_at_once() -> None:
     b = searching.act(env.observe("player_0"), SeatView(env, "player_0"))
     assert env.observe("player_0")["action_mask"][b] == 1
     assert len(searching.move_seconds) == 1
+
+
+# -- the joker games ----------------------------------------------------------------------------
+
+JOKER_GAMES = [
+    ("five_hundred_rum", {}),
+    ("five_hundred_rum", {"num_players": 3, "rummy_call": "layoff_only"}),
+    ("rummy51", {}),
+    ("rummy51", {"num_players": 3, "discard_draw_requires_opening": True}),
+]
+
+
+def _joker_env(game: str, options: dict):
+    from rummy_env import five_hundred_rum_v0, rummy51_v0
+
+    module = five_hundred_rum_v0 if game == "five_hundred_rum" else rummy51_v0
+    return module.raw_env(**options)
+
+
+def _play_joker(env, agents, seed: int, max_steps: int = 400) -> list[int]:
+    """Up to ``max_steps`` decisions of one episode, every action checked against the mask."""
+    env.reset(seed=seed)
+    actions = []
+    for _ in range(max_steps):
+        if env.state_record["done"]:
+            break
+        name = env.agent_selection
+        obs = env.observe(name)
+        a = agents[env.possible_agents.index(name)].act(obs, SeatView(env, name))
+        assert obs["action_mask"][a] == 1, env.layout.action_name(a)
+        actions.append(int(a))
+        env.step(a)
+    return actions
+
+
+@pytest.mark.parametrize(("game", "options"), JOKER_GAMES)
+def test_joker_games_only_legal_actions(game: str, options: dict) -> None:
+    env = _joker_env(game, options)
+    agent = ISMCTSAgent(iterations=24, batch_size=8, seed=1)
+    others = [RandomAgent(seed=q) for q in range(1, env.config.num_players)]
+    _play_joker(env, [agent, *others], seed=4, max_steps=150)
+    assert agent.move_seconds
+
+
+@pytest.mark.parametrize("root", ["ucb", "paired"])
+@pytest.mark.parametrize("game", ["five_hundred_rum", "rummy51"])
+def test_joker_games_deterministic_for_a_seed(game: str, root: str) -> None:
+    env = _joker_env(game, {})
+
+    def run() -> list[int]:
+        a = ISMCTSAgent(iterations=24, batch_size=8, root=root, seed=7)
+        b = ISMCTSAgent(iterations=24, batch_size=8, root=root, anchor=False, seed=8)
+        return _play_joker(env, [a, b], seed=3, max_steps=60)
+
+    assert run() == run()
+
+
+def test_paired_root_keeps_the_anchor_without_evidence() -> None:
+    """With an impossible margin to beat, ``root="paired"`` plays the anchor's (greedy) move."""
+    env = _joker_env("rummy51", {})
+    env.reset(seed=9)
+    agent = ISMCTSAgent(iterations=32, batch_size=16, root="paired", paired_z=1e9, seed=0)
+    searched = 0
+    for _ in range(60):
+        if env.state_record["done"]:
+            break
+        name = env.agent_selection
+        before = len(agent.move_seconds)
+        a = agent.act(env.observe(name), SeatView(env, name))
+        if len(agent.move_seconds) > before:
+            searched += 1
+            assert agent.last.first is not None and a == agent.last.first
+            assert set(agent.last.root_visits) <= set(range(env.game.num_actions))
+        env.step(a)
+    assert searched > 0

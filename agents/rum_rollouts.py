@@ -1,0 +1,388 @@
+"""Compiled rollout policy and search prior for the joker games (500 Rum, Rummy 51).
+
+One action-scoring rule serves both games; what differs (action ranges, card values, meld
+points) is passed in as arrays built once per config by :func:`rum_params` and
+:func:`r51_params`. The rollout policy plays the best-scored legal action of the player to act;
+ISMCTS uses the same scores as its progressive-widening prior.
+
+The scores, highest first:
+
+- a new meld (``100 +`` its points: the biggest first), a natural lay-off (``90 +`` the
+  card's value), a joker lay-off (``85``): meld and lay off whenever the mask allows (the masks
+  are exact, so a Rummy 51 opening begun this way can always be completed);
+- a 500 Rum "Rummy!" call (``10 - depth``) over passing (``0``);
+- taking the top discard when it is a joker, makes a three-card meld with the hand (a joker may
+  fill one place) or, once allowed to lay off, fits a table meld (``5``, else ``-5``), over the
+  stock (``0``); a 500 Rum deep take (whose deepest card the mask guarantees can be melded)
+  scores the values of the cards taken that would meld, less the others', over 5;
+- a Rummy 51 joker retrieval: ``80`` (the natural goes onto the table; the joker, usually laid
+  off next, is kept flexible);
+- a discard: ``-100 +`` the card's value, ``- 150`` for a joker, ``- 40`` if it makes a
+  three-card meld with the rest of the hand (never break a meld), ``- 60`` if a table meld
+  takes it (the next player could lay it off), ``- 10 x`` its closeness to the rest of the hand
+  and ``- 4 x`` its closeness to the cards the next player is known to hold (same rank: 4, same
+  suit one rank away: 3, two ranks away: 1): shed the highest card no one wants.
+
+The weights were tuned by playing the policy (on one sampled world per decision) against the
+``greedy`` agents: it wins about 38% of decisive hands against them in both games.
+
+Ties go to the lower action id, so the policy is deterministic; with ``eps > 0`` a fraction of
+decisions is uniformly random (drawn from each game's own stream).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from rummy_env.core.jmelds import NUM_TEMPLATES, TPL_A, TPL_B, TPL_C, TPL_KIND
+from rummy_env.core.rng import randint
+
+JOKER = 52
+
+# indices of the layout vector (action ranges; -1 where the game has no such range)
+L_TAKE = 0  # first TAKE_DISCARD id
+L_NTAKE = 1  # TAKE_DISCARD ids (500 Rum: one per depth; Rummy 51: 1)
+L_MELD = 2
+L_LAYOFF = 3
+L_M = 4  # table meld slots
+L_JOKER = 5
+L_RETRIEVE = 6  # Rummy 51 RETRIEVE base; -1 (500 Rum)
+L_DISCARD = 7
+L_PASS = 8  # 500 Rum PASS; -1 (Rummy 51)
+L_NA = 9
+L_PH_CALL = 10  # 500 Rum call-offer phase; -1 (Rummy 51)
+L_OPENING = 11  # 1: a player lays off only once opened (Rummy 51)
+L_SIZE = 12
+
+# score weights (see the module docstring)
+RETRIEVE_SCORE = 80.0
+CLOSE_W = 10.0  # per point of closeness to the own hand
+TABLE_W = 60.0  # a table meld takes the card
+NEXT_W = 4.0  # per point of closeness to the next player's known cards
+
+
+@njit(cache=True, inline="always")
+def _has_pos(hand, s, pos) -> bool:
+    if pos < 0 or pos > 13:
+        return False
+    return hand[s * 13 + (0 if pos == 13 else pos)] > 0
+
+
+@njit(cache=True)
+def melds_with_hand(hand, x) -> bool:
+    """Does card type ``x`` make a three-card meld with the hand (one joker may fill a place)?"""
+    jk = hand[JOKER] > 0
+    if x == JOKER:
+        return True
+    r = x % 13
+    s = x // 13
+    n = 0
+    for s2 in range(4):
+        if s2 != s and hand[s2 * 13 + r] > 0:
+            n += 1
+    if n >= 2 or (n == 1 and jk):
+        return True
+    for k in range(2 if r == 0 else 1):
+        p = r if k == 0 else 13  # the ace is position 0 and 13
+        lo2 = _has_pos(hand, s, p - 2)
+        lo1 = _has_pos(hand, s, p - 1)
+        hi1 = _has_pos(hand, s, p + 1)
+        hi2 = _has_pos(hand, s, p + 2)
+        if (lo2 and lo1) or (lo1 and hi1) or (hi1 and hi2):
+            return True
+        if jk and (lo2 or lo1 or hi1 or hi2):
+            return True
+    return False
+
+
+@njit(cache=True)
+def fits_table(rec, x) -> bool:
+    """True if natural ``x`` would extend a table meld: a group of its rank (a full group
+    still counts, an approximation) or a run of its suit at either end.
+    """
+    r = x % 13
+    s = x // 13
+    for m in range(rec.n_melds):
+        k = rec.m_kind[m]
+        if k == 1:
+            if rec.m_key[m] == r:
+                return True
+        elif k == 2 and rec.m_key[m] == s:
+            lo = rec.m_lo[m]
+            hi = rec.m_hi[m]
+            if r == 0:
+                if lo == 1 or hi == 12:
+                    return True
+            elif r == lo - 1 or r == hi + 1:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _closeness(hand, c) -> int:
+    """How much card ``c`` belongs with the rest of the hand (near-melds it would break)."""
+    if c == JOKER:
+        return 0
+    r = c % 13
+    s = c // 13
+    t = 0
+    for s2 in range(4):
+        if hand[s2 * 13 + r] > (1 if s2 == s else 0):
+            t += 4
+    for d in (-2, -1, 1, 2):
+        for k in range(2 if r == 0 else 1):
+            p = (r if k == 0 else 13) + d
+            if _has_pos(hand, s, p):
+                t += 3 if (d == 1 or d == -1) else 1
+    return t
+
+
+@njit(cache=True, inline="always")
+def _next_player(rec) -> int:
+    """The seat after the player to act (it sees the discard first)."""
+    return (rec.cur + 1) % rec.hands.shape[0]
+
+
+@njit(cache=True)
+def _deep_take_score(rec, d, vals, hand) -> float:
+    """A 500 Rum take down to depth ``d`` (the mask guarantees its deepest card melds): the
+    values of the taken cards that meld with the hand plus the others taken, less the values
+    of those that do not, over 5 (a top card that melds scores 5).
+    """
+    n = rec.pile_n
+    for j in range(n - 1 - d, n):
+        hand[rec.pile[j]] += 1
+    net = 0.0
+    for j in range(n - 1 - d, n):
+        c = rec.pile[j]
+        hand[c] -= 1
+        if j == n - 1 - d or fits_table(rec, c) or melds_with_hand(hand, c):
+            net += vals[c]
+        else:
+            net -= vals[c]
+        hand[c] += 1
+    for j in range(n - 1 - d, n):
+        hand[rec.pile[j]] -= 1
+    return net / 5.0
+
+
+@njit(cache=True)
+def score_action(rec, a, lay, vals, tpl_pts, hand, can_lay) -> float:
+    """Score of legal action ``a`` for the player to act (see the module docstring)."""
+    if a == 0:
+        return 0.0
+    take = lay[L_TAKE]
+    if take <= a < take + lay[L_NTAKE]:
+        d = a - take
+        if lay[L_PH_CALL] >= 0 and rec.phase == lay[L_PH_CALL]:
+            return 10.0 - d
+        if d >= 1:
+            return _deep_take_score(rec, d, vals, hand)
+        x = rec.pile[rec.pile_n - 1]
+        if x == JOKER:
+            return 5.0
+        if can_lay and fits_table(rec, x):
+            return 5.0
+        if melds_with_hand(hand, x):
+            return 5.0
+        return -5.0
+    if a == lay[L_PASS]:
+        if lay[L_PH_CALL] >= 0 and rec.phase == lay[L_PH_CALL]:
+            return 0.0
+        return -1.0
+    if lay[L_MELD] <= a < lay[L_LAYOFF]:
+        return 100.0 + tpl_pts[a - lay[L_MELD]]
+    if lay[L_LAYOFF] <= a < lay[L_JOKER]:
+        c = (a - lay[L_LAYOFF]) // lay[L_M]
+        return 90.0 + vals[c]
+    end_j = lay[L_RETRIEVE] if lay[L_RETRIEVE] >= 0 else lay[L_DISCARD]
+    if lay[L_JOKER] <= a < end_j:
+        return 85.0
+    if lay[L_DISCARD] <= a < lay[L_DISCARD] + 53:
+        c = a - lay[L_DISCARD]
+        s = -100.0 + vals[c] - CLOSE_W * _closeness(hand, c)
+        if c == JOKER:
+            s -= 150.0
+        else:
+            if fits_table(rec, c):
+                s -= TABLE_W
+            s -= NEXT_W * _closeness(rec.known[_next_player(rec)], c)
+            if melds_with_hand(hand, c):
+                s -= 40.0
+        return s
+    return RETRIEVE_SCORE  # a joker retrieval
+
+
+@njit(cache=True)
+def _random_legal(rec, mask, na) -> int:
+    n = 0
+    for a in range(na):
+        n += mask[a]
+    if n == 0:
+        return -1
+    k = randint(rec, n)
+    for a in range(na):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@njit(cache=True)
+def _can_lay(rec, lay) -> bool:
+    """May the player to act lay off? Under an opening rule only once it owns a table meld
+    (read from the table, a field both record layouts have).
+    """
+    if lay[L_OPENING] == 0:
+        return True
+    for m in range(rec.n_melds):
+        if rec.m_kind[m] != 0 and rec.m_owner[m] == rec.cur:
+            return True
+    return False
+
+
+@njit(cache=True)
+def best_action(rec, mask, lay, vals, tpl_pts) -> int:
+    """The best-scored legal action (-1 when none is legal)."""
+    hand = rec.hands[rec.cur]
+    can_lay = _can_lay(rec, lay)
+    best = -1
+    best_s = -np.inf
+    for a in range(lay[L_NA]):
+        if mask[a]:
+            s = score_action(rec, a, lay, vals, tpl_pts, hand, can_lay)
+            if s > best_s:
+                best_s = s
+                best = a
+    return best
+
+
+@njit(cache=True)
+def rum_forced_at(states, i, masks, lay, vals, tpl_pts) -> int:
+    """The move of game ``i`` played without a search (-1: none): a meld, lay-off or joker
+    retrieval when the policy would play one, and a 500 Rum "Rummy!" call when one is offered.
+    These never hurt the greedy plan (melding early is what every baseline does), so the
+    search spends its budget on draws and discards.
+    """
+    rec = states[i]
+    a = best_action(rec, masks[i], lay, vals, tpl_pts)
+    if a < 0:
+        return -1
+    if lay[L_MELD] <= a < lay[L_DISCARD]:
+        return a
+    if lay[L_PH_CALL] >= 0 and rec.phase == lay[L_PH_CALL] and a != lay[L_PASS]:
+        return a
+    return -1
+
+
+@njit(cache=True)
+def rum_rollout_actions(states, masks, lay, vals, tpl_pts, eps, out) -> None:
+    """Heuristic rollout actions for every game of a batch (``out[i] = 0`` where no action is
+    legal: a finished game, on which the engine's step is a no-op).
+    """
+    na = lay[L_NA]
+    for i in range(states.shape[0]):
+        rec = states[i]
+        if eps > 0.0 and randint(rec, 1 << 20) < eps * (1 << 20):
+            a = _random_legal(rec, masks[i], na)
+        else:
+            a = best_action(rec, masks[i], lay, vals, tpl_pts)
+        out[i] = a if a >= 0 else 0
+
+
+@njit(cache=True)
+def rum_prior_at(states, i, masks, lay, vals, tpl_pts, out) -> None:
+    """Scores of the legal actions of game ``i`` (``-inf`` where illegal): the widening order."""
+    rec = states[i]
+    hand = rec.hands[rec.cur]
+    can_lay = _can_lay(rec, lay)
+    mask = masks[i]
+    for a in range(lay[L_NA]):
+        if mask[a]:
+            out[a] = score_action(rec, a, lay, vals, tpl_pts, hand, can_lay)
+        else:
+            out[a] = -np.inf
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-game parameters (plain Python, once per config)
+
+
+def _layout_vector(layout, ph_call: int, opening: bool) -> np.ndarray:
+    lay = np.full(L_SIZE, -1, np.int64)
+    lay[L_TAKE] = layout.take_base if hasattr(layout, "take_base") else 1
+    lay[L_NTAKE] = layout.meld_base - lay[L_TAKE]
+    lay[L_MELD] = layout.meld_base
+    lay[L_LAYOFF] = layout.layoff_base
+    lay[L_M] = layout.max_melds
+    lay[L_JOKER] = layout.joker_base
+    lay[L_RETRIEVE] = getattr(layout, "retrieve_base", -1)
+    lay[L_DISCARD] = layout.discard_base
+    lay[L_PASS] = getattr(layout, "pass_action", -1)
+    lay[L_NA] = layout.num_actions
+    lay[L_PH_CALL] = ph_call
+    lay[L_OPENING] = int(opening)
+    return lay
+
+
+def _template_points(value, low_ace: float) -> np.ndarray:
+    """Points of each meld template: its cards' values (a run's position 0 is the low ace)."""
+    pts = np.zeros(NUM_TEMPLATES, np.float64)
+    for t in range(NUM_TEMPLATES):
+        if TPL_KIND[t] == 1:
+            size = bin(int(TPL_B[t])).count("1") + int(TPL_C[t])
+            pts[t] = size * value(int(TPL_A[t]))
+        else:
+            s = int(TPL_A[t])
+            for pos in range(int(TPL_B[t]), int(TPL_C[t]) + 1):
+                pts[t] += low_ace if pos == 0 else value(s * 13 + (0 if pos == 13 else pos))
+    return pts
+
+
+def rum_params(config, layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(layout vector, card values, template points) of a 500 Rum config."""
+    from rummy_env.encodings import five_hundred_rum as E
+
+    def value(c: int) -> int:
+        if c == JOKER:
+            return 15
+        r = c % 13
+        if r == 0:
+            return 15
+        if config.values_5_10_15:
+            return 5 if r <= 8 else 10
+        return r + 1 if r <= 8 else 10
+
+    vals = np.array([value(c) for c in range(53)], np.float64)
+    pts = _template_points(value, 5.0 if config.values_5_10_15 else 1.0)
+    return _layout_vector(layout, E.PH_CALL, False), vals, pts
+
+
+def r51_params(config, layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(layout vector, card penalties, template points) of a Rummy 51 config."""
+
+    def value(c: int) -> int:
+        if c == JOKER:
+            return 25
+        r = c % 13
+        if r == 0:
+            return 11
+        return r + 1 if r <= 9 else 10
+
+    vals = np.array([value(c) for c in range(53)], np.float64)
+    pts = _template_points(value, 1.0)
+    return _layout_vector(layout, -1, True), vals, pts
+
+
+__all__ = [
+    "best_action",
+    "fits_table",
+    "melds_with_hand",
+    "r51_params",
+    "rum_params",
+    "rum_prior_at",
+    "rum_rollout_actions",
+    "score_action",
+]
