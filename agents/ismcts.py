@@ -86,23 +86,35 @@ here: the value of a discard is a small difference between hand outcomes whose n
 close to random among sensible discards and lost to ``greedy`` (Rummy 51, 256 iterations: 32%
 of 50 hands; with the greedy anchor 24%). Paired rollouts cancel most of that noise.
 
-Measured against ``greedy`` (duplicate deals, one process on the shared 2-core development
-machine; win % of decisive hands, Wilson 95%):
+Measured against ``greedy`` (duplicate deals, default rules, 2 players, one process on the
+shared 2-core development machine; win % of decisive hands, Wilson 95%; ``results/ARENA.md``
+has the commands and every run):
 
-=================================================  ===========  =========  ==================
-setting                                            game         games      win %
-=================================================  ===========  =========  ==================
-compiled rollout policy alone (one world/decision)  500 Rum      400        39.0 [34.4, 43.9]
-compiled rollout policy alone (one world/decision)  Rummy 51     400        38.6 [34.0, 43.5]
-ucb, 256 iterations, no anchor                      Rummy 51     50         32.0 [20.8, 45.8]
-ucb, 256 iterations, win objective                  Rummy 51     50         26.5 [16.2, 40.3]
-ucb, 256 iterations, greedy anchor                  Rummy 51     50         24.0 [14.3, 37.4]
-paired, 256 iterations (paired_z 1)                 Rummy 51     50         46.0 [33.0, 59.6]
-paired, 256 iterations (paired_z 2)                 Rummy 51     50         44.0 [31.2, 57.7]
-paired, 256 iterations (paired_z 1)                 500 Rum      50         64.0 [50.1, 75.9]
-=================================================  ===========  =========  ==================
+=================================================  ========  =====  ===================
+setting                                            game      games  win %
+=================================================  ========  =====  ===================
+rollout policy alone (one world per decision)      500 Rum   400    40.3 [35.6, 45.2]
+rollout policy alone (one world per decision)      Rummy 51  400    38.6 [34.0, 43.5]
+ucb, 256 iterations, no anchor                     Rummy 51  50     32.0 [20.8, 45.8]
+ucb, 256 iterations, no anchor, win objective      Rummy 51  50     26.5 [16.2, 40.3]
+ucb, 256 iterations, greedy anchor                 Rummy 51  50     24.0 [14.3, 37.4]
+paired, 256 iterations, paired_z 2                 Rummy 51  50     44.0 [31.2, 57.7]
+paired, 1024 iterations                            Rummy 51  50     38.0 [25.9, 51.8]
+paired, 256 iterations (root_k 4)                  500 Rum   400    51.6 [46.7, 56.5]
+paired, 256 iterations, root_k 2                   500 Rum   300    55.0 [49.4, 60.6]
+=================================================  ========  =====  ===================
 
-JOKER_RESULTS
+Final checks (other seeds than the runs above):
+
+- 500 Rum, ``rummy-env arena --game five_hundred_rum --agents
+  ismcts@iterations=256@root=paired@root_k=2,greedy --deals 250 --workers 1 --seed 2026``: 282
+  wins, 216 losses, 2 drawn hands: **56.6% [52.2, 60.9]**, margin +3.10 [0.87, 5.34] points per
+  hand. 0.099 s per searched move (p95 0.13 s), 0.070 s per decision counting the moves played
+  without a search.
+- Rummy 51, ``rummy-env arena --game rummy51 --agents ismcts@iterations=256@root=paired,greedy
+  --deals 100 --workers 1 --seed 7``: 92 wins, 108 losses: 46.0% [39.2, 52.9], margin +1.42
+  [-3.13, 5.96] penalty points per hand - even with ``greedy``, not better. 0.28 s per searched
+  move (p95 0.48 s).
 
 The algorithm needs only ``view.sample_worlds`` and the batched game's ``masks``, ``step``,
 ``kernels.step_single`` (or the game's ``step_one``) and state records (``states["cur"]``,
