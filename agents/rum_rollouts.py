@@ -37,6 +37,7 @@ from numba import njit
 
 from rummy_env.core.jmelds import NUM_TEMPLATES, TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.core.rng import randint
+from rummy_env.encodings.five_hundred_rum import PH_CALL
 
 JOKER = 52
 
@@ -343,7 +344,6 @@ def _template_points(value, low_ace: float) -> np.ndarray:
 
 def rum_params(config, layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(layout vector, card values, template points) of a 500 Rum config."""
-    from rummy_env.encodings import five_hundred_rum as E
 
     def value(c: int) -> int:
         if c == JOKER:
@@ -357,7 +357,7 @@ def rum_params(config, layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     vals = np.array([value(c) for c in range(53)], np.float64)
     pts = _template_points(value, 5.0 if config.values_5_10_15 else 1.0)
-    return _layout_vector(layout, E.PH_CALL, False), vals, pts
+    return _layout_vector(layout, PH_CALL, False), vals, pts
 
 
 def r51_params(config, layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
