@@ -100,6 +100,8 @@ ucb, 256 iterations, no anchor, win objective      Rummy 51  50     26.5 [16.2, 
 ucb, 256 iterations, greedy anchor                 Rummy 51  50     24.0 [14.3, 37.4]
 paired, 256 iterations, paired_z 2                 Rummy 51  50     44.0 [31.2, 57.7]
 paired, 1024 iterations                            Rummy 51  50     38.0 [25.9, 51.8]
+paired, 256 iterations, root_k 2                   Rummy 51  150    49.0 [41.1, 56.9]
+paired, 256 iterations, win objective              Rummy 51  200    38.5 [32.0, 45.4]
 paired, 256 iterations (root_k 4)                  500 Rum   400    51.6 [46.7, 56.5]
 paired, 256 iterations, root_k 2                   500 Rum   300    55.0 [49.4, 60.6]
 =================================================  ========  =====  ===================
