@@ -156,6 +156,7 @@ from agents.rum_rollouts import (
 )
 from rummy_env.core.melds import INF_DEADWOOD
 from rummy_env.core.rng import randint
+from rummy_env.core.rng import random_legal as _random_legal
 from rummy_env.encodings import gin_rummy as E
 from rummy_env.rules.gin_rummy import kernels as K
 
@@ -207,23 +208,6 @@ def _gin_discard_dw(hand, mask, tables, dws) -> None:
             dws[c] = K.mindw(hand & ~K.bit(c), tables)
         else:
             dws[c] = _INF
-
-
-@njit(cache=True)
-def _random_legal(rec, mask, na) -> int:
-    """A uniformly random legal action drawn from the record's own stream (-1 if none)."""
-    n = 0
-    for a in range(na):
-        n += mask[a]
-    if n == 0:
-        return -1
-    k = randint(rec, n)
-    for a in range(na):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
 
 
 @njit(cache=True)

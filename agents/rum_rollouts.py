@@ -37,6 +37,7 @@ from numba import njit
 
 from rummy_env.core.jmelds import NUM_TEMPLATES, TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.core.rng import randint
+from rummy_env.core.rng import random_legal as _random_legal
 from rummy_env.encodings.five_hundred_rum import PH_CALL
 
 JOKER = 52
@@ -213,22 +214,6 @@ def score_action(rec, a, lay, vals, tpl_pts, hand, can_lay) -> float:
                 s -= 40.0
         return s
     return RETRIEVE_SCORE  # a joker retrieval
-
-
-@njit(cache=True)
-def _random_legal(rec, mask, na) -> int:
-    n = 0
-    for a in range(na):
-        n += mask[a]
-    if n == 0:
-        return -1
-    k = randint(rec, n)
-    for a in range(na):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
 
 
 @njit(cache=True)

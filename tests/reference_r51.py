@@ -31,7 +31,6 @@ from reference_500 import (
     new_melds,
     table_of,
 )
-from rum_helpers import all_cards  # noqa: F401  (tests import it from here too)
 
 from rummy_env.encodings import rummy51 as E
 

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reference_r51 import all_cards, reference_mask
+from reference_r51 import reference_mask
+from rum_helpers import all_cards
 
 from rummy_env import rummy51_v0
 from rummy_env.testing import rum_deck
