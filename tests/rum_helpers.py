@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pytest
 from reference_500 import meld_cards, table_of
 
 
@@ -57,3 +58,44 @@ def hidden_shuffle(rec, p: int, n_p: int, rng: np.random.Generator):
         r["hands"][q] = new.astype(np.int8)
     r["deck"][pos:] = np.array(pool[k:], np.int8)
     return r
+
+
+def check_seeded_sampling(env) -> None:
+    """``sample_worlds`` for ``player_1`` of a running env: reproducible for a seed (an int or
+    a Generator, through the game or the env), different for another seed, worlds that differ
+    in hidden cards and random streams, the real game untouched, a bad player refused.
+    """
+    game = env.game
+    before = game.states.copy(), game.masks.copy()
+    a = game.sample_worlds(0, 1, 8, seed=11)
+    b = game.sample_worlds(0, 1, 8, seed=11)
+    c = env.sample_worlds("player_1", 8, seed=np.random.default_rng(11))
+    d = game.sample_worlds(0, 1, 8, seed=12)
+    assert a.states.tobytes() == b.states.tobytes() == c.states.tobytes()
+    assert np.array_equal(a.masks, b.masks)
+    assert a.states.tobytes() != d.states.tobytes()
+    # the worlds differ from each other, in the hidden cards and in their random streams
+    assert len({a.states[w]["hands"].tobytes() for w in range(8)}) > 1
+    assert len({a.states[w]["deck"].tobytes() for w in range(8)}) > 1
+    assert len(set(a.states["rng"].tolist())) == 8
+    assert not (a.states["rng"] == game.states[0]["rng"]).any()
+    # the real game is untouched
+    assert game.states.tobytes() == before[0].tobytes()
+    assert np.array_equal(game.masks, before[1])
+    with pytest.raises(ValueError, match="player"):
+        game.sample_worlds(0, game.num_players, 2)
+
+
+def play_worlds_to_end(worlds, max_steps: int, seed: int = 0) -> None:
+    """Random legal play in every sampled world until each has finished an episode."""
+    rng = np.random.default_rng(seed)
+    finished = np.zeros(worlds.num_games, bool)
+    for _ in range(max_steps):
+        masks = worlds.masks[:, : worlds.num_actions]
+        assert (masks.sum(1) > 0).all()
+        actions = (rng.random(masks.shape) * masks).argmax(1)
+        _, _, term, trunc, _ = worlds.step(actions, autoreset=True)
+        finished |= term | trunc
+        if finished.all():
+            break
+    assert finished.all()

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference_r51 import reference_mask
-from rum_helpers import all_cards
+from rum_helpers import all_cards, check_seeded_sampling, play_worlds_to_end
 
 from rummy_env import rummy51_v0
 from rummy_env.testing import rum_deck
@@ -108,25 +108,7 @@ def test_seeding_is_reproducible_and_worlds_differ():
     env = rummy51_v0.raw_env(num_players=3)
     env.reset(seed=5)
     _play(env, 40, np.random.default_rng(5))
-    game = env.game
-    before = game.states.copy(), game.masks.copy()
-    a = game.sample_worlds(0, 1, 8, seed=11)
-    b = game.sample_worlds(0, 1, 8, seed=11)
-    c = env.sample_worlds("player_1", 8, seed=np.random.default_rng(11))
-    d = game.sample_worlds(0, 1, 8, seed=12)
-    assert a.states.tobytes() == b.states.tobytes() == c.states.tobytes()
-    assert np.array_equal(a.masks, b.masks)
-    assert a.states.tobytes() != d.states.tobytes()
-    # the worlds differ from each other, in the hidden cards and in their random streams
-    assert len({a.states[w]["hands"].tobytes() for w in range(8)}) > 1
-    assert len({a.states[w]["deck"].tobytes() for w in range(8)}) > 1
-    assert len(set(a.states["rng"].tolist())) == 8
-    assert not (a.states["rng"] == game.states[0]["rng"]).any()
-    # the real game is untouched
-    assert game.states.tobytes() == before[0].tobytes()
-    assert np.array_equal(game.masks, before[1])
-    with pytest.raises(ValueError, match="player"):
-        game.sample_worlds(0, 3, 2)
+    check_seeded_sampling(env)
 
 
 @pytest.mark.parametrize("shape", [{"num_players": 2}, {"num_players": 4}, {"num_players": 6}])
@@ -135,17 +117,7 @@ def test_worlds_can_be_played_to_the_end(shape):
     env.reset(seed=3)
     _play(env, 30, np.random.default_rng(3))
     worlds = env.sample_worlds(env.agent_selection, 16, seed=0)
-    rng = np.random.default_rng(0)
-    finished = np.zeros(16, bool)
-    for _ in range(5000):
-        masks = worlds.masks[:, : worlds.num_actions]
-        assert (masks.sum(1) > 0).all()
-        actions = (rng.random(masks.shape) * masks).argmax(1)
-        _, _, term, trunc, _ = worlds.step(actions, autoreset=True)
-        finished |= term | trunc
-        if finished.all():
-            break
-    assert finished.all()
+    play_worlds_to_end(worlds, 5000)
 
 
 def _obliged():
