@@ -147,6 +147,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from agents.base import legal_actions
 from agents.rum_rollouts import (
     r51_params,
     rum_forced_at,
@@ -877,9 +878,7 @@ class ISMCTSAgent:
             ValueError: if the mask has no legal action or no view is given for a search.
         """
         mask = np.asarray(observation["action_mask"])
-        legal = np.flatnonzero(mask == 1)
-        if legal.size == 0:
-            raise ValueError("action_mask has no legal action (all entries are 0)")
+        legal = legal_actions(mask)
         if legal.size == 1:
             return int(legal[0])
         if view is None:

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import legal_actions
+
 
 class RandomAgent:
     """Picks uniformly among the legal actions (``action_mask == 1``).
@@ -52,9 +54,7 @@ class RandomAgent:
         mask = np.asarray(observation["action_mask"])
         if mask.ndim != 1:
             raise ValueError(f"action_mask must be 1-D, got shape {mask.shape}")
-        legal = np.flatnonzero(mask == 1)
-        if legal.size == 0:
-            raise ValueError("action_mask has no legal action (all entries are 0)")
+        legal = legal_actions(mask)
         return int(legal[self.rng.integers(legal.size)])
 
     def act_batch(self, masks: np.ndarray) -> np.ndarray:
