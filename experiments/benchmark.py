@@ -750,7 +750,8 @@ def train_throughput(num_envs: int, updates: int) -> Measurement:
                "--no-tensorboard", "--out", tmp]  # fmt: skip
         res = subprocess.run(cmd, capture_output=True, text=True)
         if res.returncode != 0:
-            meas.note = f"failed: {res.stderr.strip().splitlines()[-1:]}"
+            last = res.stderr.strip().splitlines()[-1:] or [f"exit code {res.returncode}"]
+            meas.note = f"failed: {last[0]}"
             return meas
         with open(Path(tmp) / "progress.csv", newline="") as f:
             rows = list(csv.DictReader(f))
