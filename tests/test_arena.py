@@ -9,7 +9,7 @@ import pytest
 from agents.arena import ArenaSpec, run_arena
 from agents.arena.play import make_env, play_deal
 from agents.arena.registry import make_agent, parse_spec
-from agents.arena.report import pairs_markdown, ratings_markdown
+from agents.arena.report import notes, pairs_markdown, ratings_markdown
 from agents.arena.runner import agent_seed, deal_seed
 from agents.arena.stats import (
     bradley_terry,
@@ -141,7 +141,7 @@ def test_duplicate_deal_replays_the_same_cards_with_seats_exchanged():
         assert [r["a_seat"] for r in recs] == [0, 1]
         env.reset(seed=seed)
         dealt = [set(c for c in range(52) if h >> c & 1) for h in _hands(env)[0]]
-        a0, b0, a1, b1 = (s.first for s in spies)
+        a0, b0, b1, a1 = (s.first for s in spies)  # created seat by seat
         assert a0 == (0, dealt[0]) and b0 == (1, dealt[1])
         assert a1 == (1, dealt[1]) and b1 == (0, dealt[0])
 
@@ -230,3 +230,57 @@ def test_cli_arena_errors(capsys):
     assert "unknown agent" in capsys.readouterr().err
     assert main(["arena", "--agents", "random,simple", "--option", "bogus=1"]) == 2
     assert "bogus" in capsys.readouterr().err
+
+
+def test_duplicate_deal_with_three_players_gives_every_hand_to_both_agents():
+    """Three seats: A, B, A in leg 0 and B, A, B in leg 1, each seat its own agent; every
+    dealt hand is played once by A and once by B, and the records carry A's seats' results."""
+    env = make_env("rummy51", {"num_players": 3})
+    seen = []
+
+    class Spy:
+        def __init__(self, name, seed):
+            self.name = name
+            self.inner = make_agent(name.removeprefix("spy_"), seed, game="rummy51")
+            self.first = None
+            seen.append(self)
+
+        def act(self, obs, view: SeatView):
+            if self.first is None:  # the dealt hand: a seat's first decision is its first draw
+                self.first = (view.seat, tuple(obs["observation"][:53].tolist()))
+            return self.inner.act(obs, view)
+
+    seed = deal_seed(11, 0)
+    seeds = [[agent_seed(11, 0, 0, leg, s) for s in range(4)] for leg in (0, 1)]
+    recs = play_deal(env, Spy, ("spy_greedy", "spy_random"), seed, seeds, 100_000)
+    assert [r["players"] for r in recs] == [3, 3]
+    assert [r["a_seat"] for r in recs] == [0, 1]
+    assert recs[0]["deal_id"] == recs[1]["deal_id"] != ""
+    legs = [seen[:3], seen[3:]]
+    assert [[s.name for s in leg] for leg in legs] == [
+        ["spy_greedy", "spy_random", "spy_greedy"],
+        ["spy_random", "spy_greedy", "spy_random"],
+    ]
+    for seat in range(3):
+        assert legs[0][seat].first == legs[1][seat].first
+        assert legs[0][seat].first[0] == seat
+    # each seat of one agent is a separate instance with its own seed
+    assert len({id(s) for s in seen}) == 6
+    assert len(set(seeds[0][:4])) == 4
+
+
+def test_arena_runs_three_player_games(tmp_path):
+    spec = ArenaSpec(
+        game="five_hundred_rum",
+        agents=("random", "greedy"),
+        deals=3,
+        seed=1,
+        options={"num_players": 3},
+        bootstrap=0,
+    )
+    r = run_arena(spec, progress=False)
+    assert len(r.records) == 6
+    p = r.pairs[0]
+    assert p.wins_a + p.wins_b + p.draws + p.truncated == 6
+    assert p.wins_b > p.wins_a  # greedy beats random
+    assert "3 players, seats alternating" in "\n".join(notes(r))

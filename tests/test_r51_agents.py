@@ -5,10 +5,12 @@ determinism, and the arena on Rummy 51 (per-game agent names, penalty scoring, d
 
 from __future__ import annotations
 
+import csv
+
 import numpy as np
 import pytest
 
-from agents.arena.play import penalty_result, play_game
+from agents.arena.play import game_result, play_game
 from agents.arena.registry import make_agent
 from agents.base import SeatView
 from agents.r51_greedy import Rummy51GreedyAgent, near
@@ -303,17 +305,22 @@ def test_registry_resolves_greedy_per_game():
     assert isinstance(make_agent("greedy", 0, game="five_hundred_rum"), FiveHundredGreedyAgent)
 
 
-def test_penalty_result_counts_the_player_who_went_out_and_draws():
+def test_game_result_counts_the_player_who_went_out_and_draws():
     def g(pens, winner_key, winner, truncated=False):
         infos = [{"penalty_total": p, winner_key: winner} for p in pens]
-        return {"infos": infos, "truncated": truncated}
+        return {"infos": infos, "truncated": truncated, "returns": [-p for p in pens]}
 
-    assert penalty_result(g([0, 40], "hand_winner", 0), 0) == (40.0, 1)
-    assert penalty_result(g([0, 40], "hand_winner", 0), 1) == (-40.0, -1)
-    assert penalty_result(g([12, 40], "hand_winner", -1), 0) == (28.0, 0)  # a drawn hand
-    assert penalty_result(g([120, 40], "winner", 1), 0) == (-80.0, -1)  # a match
-    assert penalty_result(g([0, 40], "hand_winner", 0, truncated=True), 0) == (40.0, 0)
-    assert penalty_result({"infos": [{}, {}], "truncated": False}, 0) is None
+    def res(game, a_seats):
+        return game_result(game, a_seats)[2:]
+
+    assert res(g([0, 40], "hand_winner", 0), [0]) == (40.0, 1)
+    assert res(g([0, 40], "hand_winner", 0), [1]) == (-40.0, -1)
+    assert res(g([12, 40], "hand_winner", -1), [0]) == (28.0, 0)  # a drawn hand
+    assert res(g([120, 40], "winner", 1), [0]) == (-80.0, -1)  # a match
+    assert res(g([0, 40], "hand_winner", 0, truncated=True), [0]) == (40.0, 0)
+    # three players, A in seats 0 and 2: B's penalty 30 minus A's mean 20
+    assert res(g([0, 30, 40], "hand_winner", 0), [0, 2]) == (10.0, 1)
+    assert res(g([0, 30, 40], "hand_winner", 0), [1]) == (-10.0, -1)
 
 
 def test_arena_runs_rummy51_greedy_against_random(tmp_path, capsys):
@@ -324,10 +331,9 @@ def test_arena_runs_rummy51_greedy_against_random(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "| random | greedy | 6 | 0 | 6 | 0 | 0 |" in text
     assert "B's penalty - A's penalty" in text
-    rows = (out / "games.csv").read_text().strip().splitlines()[1:]
-    for row in rows:
-        f = row.split(",")
-        ra, rb, margin, result = float(f[8]), float(f[9]), float(f[10]), int(f[11])
+    for f in csv.DictReader((out / "games.csv").open()):
+        ra, rb, margin = float(f["return_a"]), float(f["return_b"]), float(f["margin"])
+        result = int(f["result"])
         assert result == -1 and ra < 0 and rb == 0 and margin == ra - rb  # penalty reward
 
 
@@ -337,8 +343,8 @@ def test_arena_counts_drawn_rummy51_hands_as_draws(tmp_path, capsys):
     argv += ["--option", "max_reshuffles=0", "--option", "reward=zero_sum", "--bootstrap", "5"]
     assert main(argv) == 0
     capsys.readouterr()
-    rows = [r.split(",") for r in (tmp_path / "games.csv").read_text().splitlines()[1:]]
-    draws = [r for r in rows if r[12] == "draw"]
-    assert draws and all(int(r[11]) == 0 for r in draws)
+    rows = list(csv.DictReader((tmp_path / "games.csv").open()))
+    draws = [r for r in rows if r["outcome"] == "draw"]
+    assert draws and all(int(r["result"]) == 0 for r in draws)
     for r in rows:  # zero_sum in two players: each return is the penalty difference
-        assert float(r[10]) == pytest.approx(float(r[8]))
+        assert float(r["margin"]) == pytest.approx(float(r["return_a"]))

@@ -254,11 +254,13 @@ def test_arena_runs_500_rum_greedy_against_random(tmp_path, capsys):
     assert (out / "summary.json").exists() and (out / "games.csv").exists()
 
 
-def test_arena_refuses_more_than_two_players(capsys):
+def test_arena_plays_four_player_games(capsys):
     argv = ["arena", "--game", "five_hundred_rum", "--agents", "random,greedy", "--deals", "1"]
-    argv += ["--option", "num_players=3", "--out", "none", "--no-progress"]
-    assert main(argv) == 2
-    assert "two-player" in capsys.readouterr().err
+    argv += ["--option", "num_players=4", "--out", "none", "--no-progress", "--no-plot"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "| random | greedy | 2 |" in text
+    assert "4 players, seats alternating" in text
 
 
 def test_arena_plays_500_rum_game_episodes(capsys):

@@ -1,5 +1,8 @@
 """Playing duplicate deals: one deal, two games, seats exchanged.
 
+With more than two players the two agents alternate around the table (A, B, A, ... then B, A,
+B, ...: :func:`seat_pattern`), so each dealt hand is again played once by each agent.
+
 A deal is a seed. Both games of a deal reset the env with that seed, so they see the same
 shuffled deck and the same first dealer *seat* (for Gin Rummy: ``state_record["deck"]`` and
 ``["dealer"]`` are compared after each reset and recorded as ``deal_id``; a mismatch raises).
@@ -111,22 +114,54 @@ def play_game(env: Any, agents: Sequence[Any], seed: int, max_decisions: int) ->
     }
 
 
-def penalty_result(g: dict[str, Any], a_seat: int) -> tuple[float, int] | None:
-    """A's ``(margin, result)`` in a game scored in penalties, where lower is better (the
-    infos carry ``penalty_total``: Rummy 51); ``None`` for other games.
+def seat_pattern(num_players: int, leg: int) -> list[int]:
+    """Which agent sits in each seat in leg ``leg`` of a duplicate deal: 0 for A, 1 for B.
 
-    The margin is B's penalty minus A's (the negated penalty difference, whatever the reward
-    option); the result is +1 when A won (went out of the hand, or won the match), -1 when B
-    did, 0 for a drawn hand (no winner) or a truncated game.
+    The seats alternate A, B, A, ... in leg 0 and B, A, B, ... in leg 1, so over the two legs
+    every seat, and so every dealt hand, is played once by A and once by B. With two players
+    that is A in seat 0 and then in seat 1; with an odd number A holds one seat more than B in
+    leg 0 and one fewer in leg 1.
     """
+    return [(s + leg) % 2 for s in range(num_players)]
+
+
+def seat_slot(num_players: int, leg: int, seat: int) -> int:
+    """Index of the seed of the agent in ``seat``: ``k + 2 j`` for the ``j``-th seat of agent
+    ``k`` (0: A, 1: B) in that leg, so two players use slots 0 and 1 (A's and B's).
+    """
+    return seat_pattern(num_players, leg)[seat] + 2 * (seat // 2)
+
+
+def game_result(g: dict[str, Any], a_seats: Sequence[int]) -> tuple[float, float, float, int]:
+    """A's ``(return_a, return_b, margin, result)`` in one game, with A in ``a_seats``.
+
+    ``return_a``/``return_b`` are the mean return of A's and of B's seats. Games scored in
+    penalties, where lower is better (the infos carry ``penalty_total``: Rummy 51), take the
+    margin from the penalties: B's mean penalty minus A's (whatever the reward option), and the
+    result from the hand's or match's winner (+1 if A's seat, -1 if B's, 0 for no winner).
+    Other games: the margin is ``(return_a - return_b) / 2`` (for a zero-sum two-player game,
+    A's return) and the seat with the highest return wins (0 on a tie between an A and a B
+    seat). A truncated game has result 0.
+    """
+    n = len(g["returns"])
+    b_seats = [s for s in range(n) if s not in set(a_seats)]
+    rets = np.asarray(g["returns"], dtype=np.float64)
+    ra, rb = float(rets[list(a_seats)].mean()), float(rets[b_seats].mean())
     infos = g["infos"]
-    if not all("penalty_total" in i for i in infos):
-        return None
-    b_seat = 1 - a_seat
-    margin = float(infos[b_seat]["penalty_total"] - infos[a_seat]["penalty_total"])
-    winner = infos[0].get("winner", infos[0].get("hand_winner", -1))
-    result = 0 if g["truncated"] else (1 if winner == a_seat else (-1 if winner == b_seat else 0))
-    return margin, result
+    if all("penalty_total" in i for i in infos):
+        pen = np.array([i["penalty_total"] for i in infos], dtype=np.float64)
+        margin = float(pen[b_seats].mean() - pen[list(a_seats)].mean())
+        winner = infos[0].get("winner", infos[0].get("hand_winner", -1))
+    else:
+        margin = (ra - rb) / 2.0
+        top = np.flatnonzero(rets == rets.max())
+        in_a = {int(s) in set(a_seats) for s in top}
+        winner = int(top[0]) if len(in_a) == 1 else -1
+    if g["truncated"] or winner < 0:
+        result = 0
+    else:
+        result = 1 if winner in set(a_seats) else -1
+    return ra, rb, margin, result
 
 
 def play_deal(
@@ -140,38 +175,38 @@ def play_deal(
     """Play both games of a duplicate deal between agents ``names = (A, B)``.
 
     Args:
-        env: a raw AEC env (reused).
+        env: a raw AEC env (reused), of any number of players.
         make: ``make(name, seed) -> agent``.
-        names: the two agent names; A sits in seat 0 in leg 0 and in seat 1 in leg 1.
+        names: the two agent names, seated by :func:`seat_pattern` (two players: A in seat 0
+            in leg 0 and in seat 1 in leg 1). Every seat gets its own agent instance.
         deal_seed: the deal's reset seed (same for both legs).
-        agent_seeds: ``agent_seeds[leg][k]`` seeds agent ``names[k]`` in that leg.
+        agent_seeds: ``agent_seeds[leg][slot]`` seeds the agent of the seat with that
+            :func:`seat_slot` (two players: slot 0 is A, slot 1 is B).
         max_decisions: decision cap per game.
 
     Returns:
-        Two records (legs 0 and 1) with A's point of view: ``a_seat``, ``return_a``,
-        ``return_b``, ``margin`` = (return_a - return_b) / 2, ``result`` (+1 A won, -1 B won,
-        0 draw), and the fields of :func:`play_game`. Games scored in penalties take their
-        margin and result from :func:`penalty_result`.
+        Two records (legs 0 and 1) with A's point of view: ``players``, ``a_seat`` (A's first
+        seat),
+        ``return_a``, ``return_b``, ``margin``, ``result`` (+1 A won, -1 B won, 0 draw; see
+        :func:`game_result`), and the fields of :func:`play_game`.
 
     Raises:
         RuntimeError: if the two legs were not dealt the same cards.
     """
+    n = len(env.possible_agents)
     out = []
     for leg in (0, 1):
-        a = make(names[0], int(agent_seeds[leg][0]))
-        b = make(names[1], int(agent_seeds[leg][1]))
-        seats = [a, b] if leg == 0 else [b, a]
+        pattern = seat_pattern(n, leg)
+        seats = [
+            make(names[pattern[s]], int(agent_seeds[leg][seat_slot(n, leg, s)])) for s in range(n)
+        ]
         g = play_game(env, seats, deal_seed, max_decisions)
-        a_seat = 0 if leg == 0 else 1
-        ra, rb = g["returns"][a_seat], g["returns"][1 - a_seat]
-        margin = (ra - rb) / 2.0
-        result = 0 if g["truncated"] else (1 if margin > 0 else (-1 if margin < 0 else 0))
-        pen = penalty_result(g, a_seat)
-        if pen is not None:
-            margin, result = pen
+        a_seats = [s for s in range(n) if pattern[s] == 0]
+        ra, rb, margin, result = game_result(g, a_seats)
         rec = {
             "leg": leg,
-            "a_seat": a_seat,
+            "players": n,
+            "a_seat": a_seats[0],
             "return_a": ra,
             "return_b": rb,
             "margin": margin,
@@ -185,4 +220,12 @@ def play_deal(
     return out
 
 
-__all__ = ["deal_fingerprint", "make_env", "penalty_result", "play_deal", "play_game"]
+__all__ = [
+    "deal_fingerprint",
+    "game_result",
+    "make_env",
+    "play_deal",
+    "play_game",
+    "seat_pattern",
+    "seat_slot",
+]

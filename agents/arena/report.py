@@ -19,6 +19,7 @@ GAME_FIELDS = (
     "leg",
     "agent_a",
     "agent_b",
+    "players",
     "a_seat",
     "dealer",
     "deal_id",
@@ -92,9 +93,20 @@ def notes(result: ArenaResult) -> list[str]:
     if s.game == "rummy51":  # penalties, lower is better: wins are hands gone out / matches won
         draws = "draws (drawn hands: the stock ran out, no winner)"
         margin = "margin = B's penalty - A's penalty per game (Rummy 51 penalties: lower is better)"
+    players = max((int(r.get("players", 2)) for r in result.records), default=2)
+    seats = "seats exchanged"
+    if players > 2:
+        seats = f"{players} players, seats alternating A, B, A, ... then B, A, B, ..."
+        margin = margin.replace("A's points", "A's mean points").replace(
+            "B's points", "B's mean points"
+        )
+        margin = margin.replace("A's penalty", "A's mean penalty").replace(
+            "B's penalty", "B's mean penalty"
+        )
+        draws = draws.replace("equal points", "equal top points")
     out = [
-        f"game {s.game} ({opts}); {s.deals} duplicate deals per pair (2 games each, seats "
-        f"exchanged, {dup}); seed {s.seed}",
+        f"game {s.game} ({opts}); {s.deals} duplicate deals per pair (2 games each, {seats}, "
+        f"{dup}); seed {s.seed}",
         f"win % = A wins / (A wins + B wins); {draws} and truncated games excluded; "
         "score % counts draws as half; Wilson intervals treat the games as independent",
         f"{margin}; CI: t interval over deals of the "

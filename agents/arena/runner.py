@@ -82,9 +82,11 @@ def deal_seed(seed: int, deal: int) -> int:
     return int(np.random.SeedSequence([seed, deal]).generate_state(1, np.uint32)[0])
 
 
-def agent_seed(seed: int, pair: int, deal: int, leg: int, seat: int) -> int:
-    """Seed of the agent in ``seat`` of one game."""
-    ss = np.random.SeedSequence([seed, 1 + pair, deal, leg, seat])
+def agent_seed(seed: int, pair: int, deal: int, leg: int, slot: int) -> int:
+    """Seed of the agent with seed slot ``slot`` (:func:`agents.arena.play.seat_slot`) in one
+    game.
+    """
+    ss = np.random.SeedSequence([seed, 1 + pair, deal, leg, slot])
     return int(ss.generate_state(1, np.uint32)[0])
 
 
@@ -113,8 +115,9 @@ def run_chunk(task: tuple[ArenaSpec, int, int, int]) -> list[dict[str, Any]]:
     env = _env_for(spec.game, spec.options)
     make = functools.partial(make_agent, game=spec.game)  # the game's own agent of a name
     out = []
+    slots = len(env.possible_agents) + 1  # seat_slot < players + 1
     for k in range(start, stop):
-        seeds = [[agent_seed(spec.seed, pair, k, leg, s) for s in (0, 1)] for leg in (0, 1)]
+        seeds = [[agent_seed(spec.seed, pair, k, leg, s) for s in range(slots)] for leg in (0, 1)]
         recs = play_deal(env, make, names, deal_seed(spec.seed, k), seeds, spec.max_decisions)
         for r in recs:
             r.update({"pair": pair, "deal": k, "agent_a": names[0], "agent_b": names[1]})
@@ -328,12 +331,7 @@ def run_arena(spec: ArenaSpec, progress: bool = True) -> ArenaResult:
     """
     from tqdm import tqdm
 
-    env = make_env(spec.game, spec.options)  # fail fast on a bad game or option, here
-    if len(env.possible_agents) != 2:
-        raise ValueError(
-            f"the arena plays two-player games; {spec.game} with these options seats "
-            f"{len(env.possible_agents)} players"
-        )
+    make_env(spec.game, spec.options)  # fail fast on a bad game or option, here
     tasks = _tasks(spec)
     total = 2 * spec.deals * len(spec.pairs)
     records: list[dict[str, Any]] = []
