@@ -46,8 +46,9 @@ Rule differences (see ``tests/test_openspiel_diff.py``) and what the agent does:
   rules (``allow_discard_of_drawn_upcard=False``). The simple bot only does it when it takes an
   upcard that lets it knock and then knocks with that very card. The agent then knocks with the
   legal card that leaves the least deadwood (then the highest value), or, if no other knock is
-  legal, discards the least-deadwood card; every such replacement is counted in
-  ``departures["discard_taken_card"]``. With ``allow_discard_of_drawn_upcard=True`` nothing
+  legal, discards the least-deadwood card (and clears the knock the bot had planned); every
+  such replacement is counted in ``departures["discard_taken_card"]``, and the tracked
+  OpenSpiel history records the move played, not the bot's. With ``allow_discard_of_drawn_upcard=True`` nothing
   is replaced.
 - OpenSpiel's 11-card deadwood is an upper bound of the exact value: the bot may decline a knock
   that our rules allow (it then discards); it never knocks where ours forbids it.
@@ -555,16 +556,22 @@ class OpenSpielSimpleBot:
             if a == ps.KNOCK_ACTION:
                 after = st.clone()
                 after.apply_action(a)
-                c = int(OS_TO_OUR[int(bot.step(after))])
-                hand.events.append(("act", hand.me, a))
-                hand.events.append(("act", hand.me, int(OUR_TO_OS[c])))
-                return self._knock(c, pv)
-            c = int(OS_TO_OUR[a])
-            hand.events.append(("act", hand.me, a))
-            if pv.mask[E.DISCARD_BASE + c]:
-                return E.DISCARD_BASE + c
-            self.departures["discard_taken_card"] += 1
-            return self._best_discard(pv, knock=False)
+                ours = self._knock(int(OS_TO_OUR[int(bot.step(after))]), pv)
+                if ours < E.KNOCK_BASE or ours >= E.KNOCK_BASE + 52:
+                    bot.restart()  # no knock after all: drop the bot's queued meld actions
+            else:
+                c = int(OS_TO_OUR[a])
+                ours = E.DISCARD_BASE + c
+                if not pv.mask[ours]:
+                    self.departures["discard_taken_card"] += 1
+                    ours = self._best_discard(pv, knock=False)
+            # the history records the move played in our env, which may replace the bot's
+            if E.KNOCK_BASE <= ours < E.KNOCK_BASE + 52:
+                hand.events.append(("act", hand.me, ps.KNOCK_ACTION))
+                hand.events.append(("act", hand.me, int(OUR_TO_OS[ours - E.KNOCK_BASE])))
+            else:
+                hand.events.append(("act", hand.me, int(OUR_TO_OS[ours - E.DISCARD_BASE])))
+            return ours
         if phase == ps.Phase.KNOCK:  # the knock discard after a knock at the wall
             c = int(OS_TO_OUR[a])
             hand.events.append(("act", hand.me, a))

@@ -249,6 +249,32 @@ def test_knock_with_the_card_just_taken(allow: bool) -> None:
     assert env.state_record["done"]
 
 
+def test_knock_only_with_the_card_just_taken_becomes_a_discard_and_play_goes_on() -> None:
+    """The bot takes a 7c upcard because discarding it would let it knock (Ad 2h 2s 3s = 8);
+    our rules forbid that discard and no other knock is legal (deadwood 12 at best), so the
+    bridge discards instead. The tracked OpenSpiel history must hold that discard, not the
+    bot's knock, and the bot must forget the meld actions it queued for the knock: at its next
+    decision it draws, in strict mode, in step with our env.
+    """
+    deck = _stacked("Ad 2h 4h 5h 6h 2s 3s Ts Js Qs", "Kc Kd Kh 9c 9d 8h 8s 5d Jd Qc", "7c")
+    env = gin_rummy_v0.raw_env()
+    env.reset(options={"deck": deck, "dealer": 1})
+    bridge = OpenSpielSimpleBot(strict=True)
+    view = SeatView(env, "player_0")
+    assert bridge.act(env.observe("player_0"), view) == E.TAKE_DISCARD
+    env.step(E.TAKE_DISCARD)
+    a = bridge.act(env.observe("player_0"), view)
+    assert E.DISCARD_BASE <= a < E.KNOCK_BASE and a != E.DISCARD_BASE + str_to_card("7c")
+    assert bridge.departures["discard_taken_card"] == 1
+    env.step(a)
+    env.step(E.DRAW_STOCK)  # the opponent draws and throws its first legal discard
+    mask = env.observe("player_1")["action_mask"]
+    env.step(int(np.flatnonzero(mask[E.DISCARD_BASE : E.KNOCK_BASE])[0]) + E.DISCARD_BASE)
+    b = bridge.act(env.observe("player_0"), view)
+    assert b in (E.TAKE_DISCARD, E.DRAW_STOCK)
+    assert bridge.departures["desync"] == 0
+
+
 def test_unsupported_configs_are_refused() -> None:
     for options in ({"eleven_card_deal": True}, {"auto_meld": False}):
         env = gin_rummy_v0.raw_env(**options)
