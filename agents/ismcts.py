@@ -154,6 +154,7 @@ from agents.rum_rollouts import (
     rum_params,
     rum_prior_at,
     rum_rollout_actions,
+    rum_unsearched,
 )
 from rummy_env.core.melds import INF_DEADWOOD
 from rummy_env.core.rng import randint
@@ -516,6 +517,10 @@ class GameHooks:
         anchor: ``seed -> agent``: the game's rule-based agent; with ``anchor=True`` its move
             leads the root's candidate order (tried first, kept on ties), so the search starts
             from it and departs from it only for a move its rollouts rate higher.
+        unsearched: ``(game, i, action) -> bool``: is ``action`` (the anchor's move in world
+            ``i``) of the kind ``forced`` plays without a search (500 Rum, Rummy 51: a meld,
+            lay-off, joker retrieval or "Rummy!" call)? With an anchor, such a move of the
+            anchor is played as is at the root, in place of the ``forced`` hook's.
     """
 
     rollout_actions: Callable[[Any, str, float], np.ndarray]
@@ -527,6 +532,7 @@ class GameHooks:
     zero_sum: bool = False
     forced: Callable[[Any, int], int] | None = None
     anchor: Callable[[int | None], Any] | None = None
+    unsearched: Callable[[Any, int, int], bool] | None = None
 
 
 def _generic_rollout_actions(game: Any, rollout: str, eps: float) -> np.ndarray:
@@ -623,6 +629,10 @@ def _joker_forced(game: Any, i: int) -> int:
     return int(rum_forced_at(game.states, i, game.masks, lay, vals, pts))
 
 
+def _joker_unsearched(game: Any, i: int, action: int) -> bool:
+    return rum_unsearched(game.states[i], action, _joker_params(game)[0])
+
+
 def _rum_greedy(seed: int | None) -> Any:
     from agents.rum_greedy import FiveHundredGreedyAgent
 
@@ -675,6 +685,7 @@ HOOKS: dict[str, GameHooks] = {
         zero_sum=True,
         forced=_joker_forced,
         anchor=_rum_greedy,
+        unsearched=_joker_unsearched,
     ),
     "rummy51": GameHooks(
         _joker_rollout,
@@ -684,6 +695,7 @@ HOOKS: dict[str, GameHooks] = {
         zero_sum=True,
         forced=_joker_forced,
         anchor=_r51_greedy,
+        unsearched=_joker_unsearched,
     ),
 }
 GENERIC_HOOKS = GameHooks(_generic_rollout_actions)
@@ -883,27 +895,40 @@ class ISMCTSAgent:
             return int(legal[0])
         if view is None:
             raise ValueError("ISMCTSAgent needs the seat's view (sample_worlds) to search")
+        hooks = HOOKS.get(getattr(view, "game", ""), GENERIC_HOOKS)
         if self.knock == "always":
-            hooks = HOOKS.get(getattr(view, "game", ""), GENERIC_HOOKS)
             a = hooks.knock_now(observation) if hooks.knock_now is not None else None
             if a is not None:
                 return int(a)
-            if hooks.forced is not None:
-                a = hooks.forced(view.sample_worlds(1, self.rng), 0)
+        t0 = time.perf_counter()
+        first = self._anchor_move(observation, view)
+        if self.knock == "always" and hooks.forced is not None:
+            world = view.sample_worlds(1, self.rng)
+            if first is not None and hooks.unsearched is not None:
+                # the rule-based agent's own melds and lay-offs: its plan, not the policy's
+                if hooks.unsearched(world, 0, first):
+                    return first
+            else:
+                a = hooks.forced(world, 0)
                 if a >= 0:
                     return int(a)
-        t0 = time.perf_counter()
-        first = None
-        if self.anchor:
-            hooks = HOOKS.get(getattr(view, "game", ""), GENERIC_HOOKS)
-            if hooks.anchor is not None:
-                game = getattr(view, "game", "")
-                if game not in self._anchors:
-                    self._anchors[game] = hooks.anchor(int(self.rng.integers(2**31)))
-                first = int(self._anchors[game].act(observation, view))
         action = self.search(view, legal, first)
         self.move_seconds.append(time.perf_counter() - t0)
         return action
+
+    def _anchor_move(self, observation: Mapping[str, Any], view: Any) -> int | None:
+        """The move of the game's rule-based agent (``anchor=True`` and an ``anchor`` hook);
+        ``None`` otherwise.
+        """
+        if not self.anchor:
+            return None
+        game = getattr(view, "game", "")
+        hooks = HOOKS.get(game, GENERIC_HOOKS)
+        if hooks.anchor is None:
+            return None
+        if game not in self._anchors:
+            self._anchors[game] = hooks.anchor(int(self.rng.integers(2**31)))
+        return int(self._anchors[game].act(observation, view))
 
     # -- search -----------------------------------------------------------------------------
     def search(self, view: Any, legal: np.ndarray, first: int | None = None) -> int:

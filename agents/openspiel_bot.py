@@ -48,8 +48,8 @@ Rule differences (see ``tests/test_openspiel_diff.py``) and what the agent does:
   legal card that leaves the least deadwood (then the highest value), or, if no other knock is
   legal, discards the least-deadwood card (and clears the knock the bot had planned); every
   such replacement is counted in ``departures["discard_taken_card"]``, and the tracked
-  OpenSpiel history records the move played, not the bot's. With ``allow_discard_of_drawn_upcard=True`` nothing
-  is replaced.
+  OpenSpiel history records the move played, not the bot's. With
+  ``allow_discard_of_drawn_upcard=True`` nothing is replaced.
 - OpenSpiel's 11-card deadwood is an upper bound of the exact value: the bot may decline a knock
   that our rules allow (it then discards); it never knocks where ours forbids it.
 - Stock end: OpenSpiel always has the "wall" (the last discard may be taken only to knock). Our

@@ -263,6 +263,15 @@ def rum_forced_at(states, i, masks, lay, vals, tpl_pts) -> int:
     return -1
 
 
+def rum_unsearched(rec, a: int, lay: np.ndarray) -> bool:
+    """Is action ``a`` of the kind :func:`rum_forced_at` plays without a search (a meld,
+    lay-off, joker retrieval, or a 500 Rum "Rummy!" call)?
+    """
+    if lay[L_MELD] <= a < lay[L_DISCARD]:
+        return True
+    return bool(lay[L_PH_CALL] >= 0 and rec["phase"] == lay[L_PH_CALL] and a != lay[L_PASS])
+
+
 @njit(cache=True)
 def rum_rollout_actions(states, masks, lay, vals, tpl_pts, eps, out) -> None:
     """Heuristic rollout actions for every game of a batch (``out[i] = 0`` where no action is
@@ -369,5 +378,6 @@ __all__ = [
     "rum_params",
     "rum_prior_at",
     "rum_rollout_actions",
+    "rum_unsearched",
     "score_action",
 ]
