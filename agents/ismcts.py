@@ -488,6 +488,13 @@ def gin_belief_worlds(view: Any, n: int, rng: np.random.Generator, belief: GinBe
 # Game hooks
 
 
+GIN_DEFAULTS = {"iterations": 1000, "root": "ucb", "root_k": 4}
+"""ISMCTS settings of Gin Rummy (and games without hooks) under ``"auto"``."""
+JOKER_DEFAULTS = {"iterations": 256, "root": "paired", "root_k": 2}
+"""ISMCTS settings of 500 Rum and Rummy 51 under ``"auto"``: paired root comparisons of the
+``greedy`` anchor's move with the prior's best other move."""
+
+
 @dataclass(frozen=True)
 class GameHooks:
     """What ISMCTS needs to know about one game beyond the batched engine's generic API.
@@ -521,6 +528,8 @@ class GameHooks:
             ``i``) of the kind ``forced`` plays without a search (500 Rum, Rummy 51: a meld,
             lay-off, joker retrieval or "Rummy!" call)? With an anchor, such a move of the
             anchor is played as is at the root, in place of the ``forced`` hook's.
+        defaults: the search settings ``ISMCTSAgent`` uses when left at ``"auto"``:
+            ``iterations``, ``root``, ``root_k`` (the best measured for the game).
     """
 
     rollout_actions: Callable[[Any, str, float], np.ndarray]
@@ -533,6 +542,7 @@ class GameHooks:
     forced: Callable[[Any, int], int] | None = None
     anchor: Callable[[int | None], Any] | None = None
     unsearched: Callable[[Any, int, int], bool] | None = None
+    defaults: Mapping[str, Any] = field(default_factory=lambda: dict(GIN_DEFAULTS))
 
 
 def _generic_rollout_actions(game: Any, rollout: str, eps: float) -> np.ndarray:
@@ -686,6 +696,7 @@ HOOKS: dict[str, GameHooks] = {
         forced=_joker_forced,
         anchor=_rum_greedy,
         unsearched=_joker_unsearched,
+        defaults=JOKER_DEFAULTS,
     ),
     "rummy51": GameHooks(
         _joker_rollout,
@@ -696,6 +707,7 @@ HOOKS: dict[str, GameHooks] = {
         forced=_joker_forced,
         anchor=_r51_greedy,
         unsearched=_joker_unsearched,
+        defaults=JOKER_DEFAULTS,
     ),
 }
 GENERIC_HOOKS = GameHooks(_generic_rollout_actions)
@@ -772,7 +784,8 @@ class ISMCTSAgent:
 
     Args:
         iterations: iterations (determinized descents + rollouts) per decision; ``None`` for a
-            time budget only.
+            time budget only; ``"auto"`` (default): the game's (``GameHooks.defaults``: Gin
+            1000, 500 Rum and Rummy 51 256).
         time_limit: seconds per decision (checked after each batch); ``None`` for none. At least
             one of ``iterations`` and ``time_limit`` must be set.
         batch_size: worlds sampled, descended and rolled out together.
@@ -786,11 +799,13 @@ class ISMCTSAgent:
         objective: ``"points"`` (hand points / largest hand score) or ``"win"`` (sign).
         belief: ``"evidence"`` (default: the game's belief hook, Gin: :func:`gin_belief_worlds`)
             or ``"uniform"`` (``view.sample_worlds`` as is).
-        root: ``"ucb"`` (default: plain SO-ISMCTS, most visited root action), ``"halving"``
-            (sequential halving over the root actions on common determinizations) or
-            ``"paired"`` (the first ``root_k`` root actions on common determinizations, the
-            first one kept unless another beats it by ``paired_z`` standard errors).
-        root_k: root actions compared by ``root="paired"``.
+        root: ``"ucb"`` (plain SO-ISMCTS, most visited root action), ``"halving"`` (sequential
+            halving over the root actions on common determinizations), ``"paired"`` (the first
+            ``root_k`` root actions on common determinizations, the first one kept unless
+            another beats it by ``paired_z`` standard errors) or ``"auto"`` (default): the
+            game's (Gin ``"ucb"``, 500 Rum and Rummy 51 ``"paired"``).
+        root_k: root actions compared by ``root="paired"``; ``None`` (default): the game's
+            (Gin 4, 500 Rum and Rummy 51 2).
         paired_z: standard errors by which ``root="paired"`` needs an action to beat the first.
         knock: ``"always"`` (default: whenever the game's ``knock_now`` hook offers a move that
             ends the hand, play it at once) or ``"search"`` (knocking is one of the searched
@@ -808,7 +823,7 @@ class ISMCTSAgent:
 
     def __init__(
         self,
-        iterations: int | None = 1000,
+        iterations: int | str | None = "auto",
         time_limit: float | None = None,
         batch_size: int = 64,
         exploration: float = 0.25,
@@ -819,18 +834,20 @@ class ISMCTSAgent:
         rollout_eps: float = 0.0,
         objective: str = "points",
         belief: str = "evidence",
-        root: str = "ucb",
+        root: str = "auto",
         knock: str = "always",
         anchor: bool = True,
-        root_k: int = 4,
+        root_k: int | None = None,
         paired_z: float = 1.0,
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
         if iterations is None and time_limit is None:
             raise ValueError("set iterations, time_limit or both")
-        if iterations is not None and iterations < 1:
-            raise ValueError(f"iterations must be at least 1, got {iterations}")
+        if iterations == "auto":
+            pass
+        elif isinstance(iterations, str) or (iterations is not None and iterations < 1):
+            raise ValueError(f"iterations must be 'auto', None or at least 1, got {iterations!r}")
         if time_limit is not None and time_limit <= 0:
             raise ValueError(f"time_limit must be positive, got {time_limit}")
         if batch_size < 1:
@@ -841,13 +858,16 @@ class ISMCTSAgent:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         if knock not in KNOCKS:
             raise ValueError(f"knock must be one of {KNOCKS}, got {knock!r}")
-        if root not in ROOTS:
-            raise ValueError(f"root must be one of {ROOTS}, got {root!r}")
+        if root not in ROOTS and root != "auto":
+            raise ValueError(f"root must be 'auto' or one of {ROOTS}, got {root!r}")
         if belief not in BELIEFS:
             raise ValueError(f"belief must be one of {BELIEFS}, got {belief!r}")
         if not 0.0 <= rollout_eps <= 1.0:
             raise ValueError(f"rollout_eps must be in [0, 1], got {rollout_eps}")
-        self.iterations = iterations
+        self._options = {"iterations": iterations, "root": root, "root_k": root_k}
+        self.iterations: int | None = None  # the effective settings of the game searched
+        self.root = "ucb"
+        self.root_k = 4
         self.time_limit = time_limit
         self.batch_size = int(batch_size)
         self.exploration = float(exploration)
@@ -858,17 +878,16 @@ class ISMCTSAgent:
         self.rollout_eps = float(rollout_eps)
         self.objective = objective
         self.belief = belief
-        self.root = root
         self.knock = knock
         self.anchor = bool(anchor)
-        if root_k < 1:
+        if root_k is not None and root_k < 1:
             raise ValueError(f"root_k must be at least 1, got {root_k}")
-        self.root_k = int(root_k)
         self.paired_z = float(paired_z)
         self._anchors: dict[str, Any] = {}
         self.seed = seed
         self.rng = np.random.default_rng(seed)
-        budget = f"{iterations}it" if iterations is not None else f"{time_limit}s"
+        budget = "auto" if iterations == "auto" else f"{iterations}it"
+        budget = f"{time_limit}s" if iterations is None else budget
         self.name = name or f"ismcts-{budget}"
         self.last = SearchStats()
         self.move_seconds: list[float] = []
@@ -916,6 +935,14 @@ class ISMCTSAgent:
         self.move_seconds.append(time.perf_counter() - t0)
         return action
 
+    def configure(self, hooks: GameHooks) -> None:
+        """Set the effective ``iterations``, ``root`` and ``root_k``: the values given, or for
+        ``"auto"``/``None`` the game's defaults (``hooks.defaults``).
+        """
+        for key, value in self._options.items():
+            auto = value == "auto" or (key == "root_k" and value is None)
+            setattr(self, key, hooks.defaults[key] if auto else value)
+
     def _anchor_move(self, observation: Mapping[str, Any], view: Any) -> int | None:
         """The move of the game's rule-based agent (``anchor=True`` and an ``anchor`` hook);
         ``None`` otherwise.
@@ -936,6 +963,7 @@ class ISMCTSAgent:
         (``first``: a legal action to try first, ahead of the prior's order).
         """
         hooks = HOOKS.get(getattr(view, "game", ""), GENERIC_HOOKS)
+        self.configure(hooks)
         seat = int(view.seat)
         scale = float(hooks.reward_scale(view.config))
         root = _Node(seat)

@@ -7,7 +7,9 @@ import pytest
 
 from agents.base import SeatView
 from agents.ismcts import (
+    GENERIC_HOOKS,
     GIN_OPPONENT_DEADWOOD,
+    HOOKS,
     GinBelief,
     ISMCTSAgent,
     gin_belief_worlds,
@@ -88,6 +90,8 @@ def test_invalid_arguments() -> None:
         ISMCTSAgent(iterations=None, time_limit=None)
     for kwargs in (
         {"iterations": 0},
+        {"iterations": "many"},
+        {"root_k": 0},
         {"time_limit": -1.0},
         {"batch_size": 0},
         {"rollout": "greedy"},
@@ -273,21 +277,50 @@ def test_joker_games_deterministic_for_a_seed(game: str, root: str) -> None:
     assert run() == run()
 
 
-def test_paired_root_keeps_the_anchor_without_evidence() -> None:
-    """With an impossible margin to beat, ``root="paired"`` plays the anchor's (greedy) move."""
-    env = _joker_env("rummy51", {})
+@pytest.mark.parametrize("game", ["five_hundred_rum", "rummy51"])
+def test_paired_root_keeps_the_anchor_without_evidence(game: str) -> None:
+    """With an impossible margin to beat, ``root="paired"`` plays the anchor's (greedy) move at
+    every decision: its searched draws and discards, and its own melds, lay-offs and joker
+    retrievals (played without a search).
+    """
+    env = _joker_env(game, {})
     env.reset(seed=9)
     agent = ISMCTSAgent(iterations=32, batch_size=16, root="paired", paired_z=1e9, seed=0)
-    searched = 0
-    for _ in range(60):
+    anchor_moves = []
+    inner = agent._anchor_move
+
+    def spy(observation, view):
+        anchor_moves.append(inner(observation, view))
+        return anchor_moves[-1]
+
+    agent._anchor_move = spy
+    searched = unsearched = 0
+    for _ in range(80):
         if env.state_record["done"]:
             break
         name = env.agent_selection
-        before = len(agent.move_seconds)
-        a = agent.act(env.observe(name), SeatView(env, name))
-        if len(agent.move_seconds) > before:
-            searched += 1
-            assert agent.last.first is not None and a == agent.last.first
-            assert set(agent.last.root_visits) <= set(range(env.game.num_actions))
+        obs = env.observe(name)
+        before = (len(agent.move_seconds), len(anchor_moves))
+        a = agent.act(obs, SeatView(env, name))
+        if len(anchor_moves) > before[1]:  # more than one legal action
+            assert a == anchor_moves[-1], env.layout.action_name(a)
+            if len(agent.move_seconds) > before[0]:
+                searched += 1
+                assert agent.last.first == a
+            else:
+                unsearched += 1
         env.step(a)
-    assert searched > 0
+    assert searched > 0 and unsearched > 0
+
+
+@pytest.mark.parametrize(
+    ("game", "expected"),
+    [("gin_rummy", (1000, "ucb", 4)), ("rummy51", (256, "paired", 2)), ("x", (1000, "ucb", 4))],
+)
+def test_auto_settings_are_the_games(game: str, expected: tuple) -> None:
+    agent = ISMCTSAgent()
+    agent.configure(HOOKS.get(game, GENERIC_HOOKS))
+    assert (agent.iterations, agent.root, agent.root_k) == expected
+    agent = ISMCTSAgent(iterations=8, root="halving", root_k=3)
+    agent.configure(HOOKS[game] if game in HOOKS else GENERIC_HOOKS)
+    assert (agent.iterations, agent.root, agent.root_k) == (8, "halving", 3)
