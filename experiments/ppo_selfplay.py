@@ -96,6 +96,7 @@ class Config:
     eval_games: int = 512
     checkpoint_every: int = 20
     torch_threads: int = 1
+    device: str = "cpu"  # torch device of the network: "cpu", "cuda", "cuda:1", or "auto"
     numba_threads: int = 1
     out: str = ""  # "" = runs/ppo_<game>
     progress: bool = True
@@ -128,12 +129,14 @@ def batched(agent: Any) -> Any:
 def policy_actions(
     net: MaskedActorCritic, x: np.ndarray, mask: np.ndarray, greedy: bool = False
 ) -> np.ndarray:
-    """Actions of a network for feature rows ``x`` and bool masks (no gradient)."""
+    """Actions of a network for feature rows ``x`` and bool masks (no gradient), on the
+    network's device."""
+    dev = next(net.parameters()).device
     with torch.no_grad():
-        logits, _ = net(torch.from_numpy(x), torch.from_numpy(mask))
+        logits, _ = net(torch.from_numpy(x).to(dev), torch.from_numpy(mask).to(dev))
         if greedy:
-            return logits.argmax(1).numpy()
-        return torch.distributions.Categorical(logits=logits).sample().numpy()
+            return logits.argmax(1).cpu().numpy()
+        return torch.distributions.Categorical(logits=logits).sample().cpu().numpy()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -330,6 +333,29 @@ def parse_config() -> tuple[Config, str | None]:
     return Config(**given), resume
 
 
+def resolve_device(name: str) -> torch.device:
+    """The torch device of ``--device``: ``"auto"`` is CUDA when available, else the CPU.
+
+    Raises:
+        ValueError: for a device name torch does not know, or a CUDA device this machine does
+            not have.
+    """
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    try:
+        dev = torch.device(name)
+    except RuntimeError as e:
+        raise ValueError(f"--device {name!r}: {e}") from None
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"--device {name!r}: this torch build or machine has no CUDA device")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise ValueError(f"--device {name!r}: only {torch.cuda.device_count()} CUDA devices")
+    elif dev.type != "cpu":
+        raise ValueError(f"--device {name!r}: use cpu, cuda, cuda:N or auto")
+    return dev
+
+
 def finalize(cfg: Config) -> Config:
     """Fill the per-game defaults."""
     cfg.options = {**DEFAULT_OPTIONS.get(cfg.game, {}), **cfg.options}
@@ -358,6 +384,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
 
+    dev = resolve_device(cfg.device)
     torch.set_num_threads(cfg.torch_threads)
     numba.set_num_threads(min(cfg.numba_threads, numba.config.NUMBA_NUM_THREADS))
     np_rng = np.random.default_rng(cfg.seed)
@@ -381,8 +408,8 @@ def main() -> None:
         planes, blocks, select = card_layout(cfg.game, cfg.features, obs_size)
         meta.update(card_inputs=planes, card_actions=blocks, card_select=select)
         meta["card_hidden"] = cfg.card_head
-    net = load_network({**meta, "state_dict": None}).train()
-    opp_net = load_network({**meta, "state_dict": None})
+    net = load_network({**meta, "state_dict": None}).to(dev).train()
+    opp_net = load_network({**meta, "state_dict": None}).to(dev)
     optim = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
 
     # game roles by index: self-play, pool, baseline; learner seat of the non-self-play games
@@ -429,7 +456,11 @@ def main() -> None:
             pass
 
     def save(tag: str = "") -> None:
-        torch.save(build_checkpoint(net, {**meta, "global_step": global_step}), out / "agent.pt")
+        cpu_net = load_network({**meta, "state_dict": None})
+        cpu_net.load_state_dict(net.state_dict())  # agent.pt loads on any machine
+        torch.save(
+            build_checkpoint(cpu_net, {**meta, "global_step": global_step}), out / "agent.pt"
+        )
         torch.save(
             {
                 "config": dataclasses.asdict(cfg),
@@ -481,11 +512,11 @@ def main() -> None:
             mask = obs["action_mask"] == 1
             x = add_features(cfg.features, obs["observation"])
             with torch.no_grad():
-                logits, value = net(torch.from_numpy(x), torch.from_numpy(mask))
+                logits, value = net(torch.from_numpy(x).to(dev), torch.from_numpy(mask).to(dev))
                 dist = torch.distributions.Categorical(logits=logits)
                 action = dist.sample()
                 logp = dist.log_prob(action)
-            a = action.numpy().copy()
+            a = action.cpu().numpy().copy()
             train = (role == 0) | (cur == learner_seat)
             rows = np.flatnonzero(~train & (role == 1))
             if rows.size:
@@ -497,7 +528,7 @@ def main() -> None:
             score = shaping_score(cfg, x)
             if score is not None:
                 phis[t] = score
-            logps[t], vals[t] = logp.numpy(), value.numpy()
+            logps[t], vals[t] = logp.cpu().numpy(), value.cpu().numpy()
             obs, rewards, term, trunc, info = venv.step(a)
             if cfg.zero_sum:  # 500 Rum and Rummy 51 pay each player its own score
                 rewards = rewards - rewards.mean(1, keepdims=True)
@@ -521,8 +552,8 @@ def main() -> None:
                 x_next.append(add_features(cfg.features, o))
                 who.append((rows, np.full(rows.size, p)))
         with torch.no_grad():
-            h = net.trunk(torch.from_numpy(np.concatenate(x_next)))  # fmt: skip
-            v = net.value(h).squeeze(-1).numpy()
+            h = net.trunk(torch.from_numpy(np.concatenate(x_next)).to(dev))
+            v = net.value(h).squeeze(-1).cpu().numpy()
         k = 0
         for rows, seats in who:
             next_values[rows, seats] = v[k : k + rows.size]
@@ -544,19 +575,19 @@ def main() -> None:
 
         # -- PPO update on the learner's decisions --------------------------------------------
         sel = trains.reshape(-1)
-        b_x = torch.from_numpy(xs.reshape(-1, in_size)[sel])
-        b_mask = torch.from_numpy(masks.reshape(-1, num_actions)[sel])
-        b_act = torch.from_numpy(acts.reshape(-1)[sel])
-        b_logp = torch.from_numpy(logps.reshape(-1)[sel])
-        b_adv = torch.from_numpy(adv.reshape(-1)[sel].astype(np.float32))
-        b_ret = torch.from_numpy(ret.reshape(-1)[sel].astype(np.float32))
-        b_val = torch.from_numpy(vals.reshape(-1)[sel])
+        b_x = torch.from_numpy(xs.reshape(-1, in_size)[sel]).to(dev)
+        b_mask = torch.from_numpy(masks.reshape(-1, num_actions)[sel]).to(dev)
+        b_act = torch.from_numpy(acts.reshape(-1)[sel]).to(dev)
+        b_logp = torch.from_numpy(logps.reshape(-1)[sel]).to(dev)
+        b_adv = torch.from_numpy(adv.reshape(-1)[sel].astype(np.float32)).to(dev)
+        b_ret = torch.from_numpy(ret.reshape(-1)[sel].astype(np.float32)).to(dev)
+        b_val = torch.from_numpy(vals.reshape(-1)[sel]).to(dev)
         b_adv = (b_adv - b_adv.mean()) / (b_adv.std() + 1e-8)  # over the batch: no tiny minibatch
         m = b_x.shape[0]
         mb = max(1, math.ceil(m / cfg.num_minibatches))
         clipfracs, stats = [], {}
         for _ in range(cfg.update_epochs):
-            perm = torch.from_numpy(np_rng.permutation(m))
+            perm = torch.from_numpy(np_rng.permutation(m)).to(dev)
             for s in range(0, m, mb):
                 idx = perm[s : s + mb]
                 logits, newv = net(b_x[idx], b_mask[idx])

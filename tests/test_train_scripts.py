@@ -106,12 +106,26 @@ def test_rule_based_baseline_of_each_game() -> None:
         assert type(agent).__name__ == cls, game
 
 
+def test_device_flag() -> None:
+    import torch
+
+    resolve = _script("ppo_selfplay").resolve_device
+    assert resolve("cpu") == torch.device("cpu")
+    assert resolve("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    for bad in ("tpu", "gpu0", f"cuda:{torch.cuda.device_count() + 3}"):
+        with pytest.raises(ValueError, match="--device"):
+            resolve(bad)
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA device"):
+            resolve("cuda")
+
+
 @pytest.mark.parametrize("game", ["five_hundred_rum", "rummy51"])
 def test_ppo_selfplay_other_games(tmp_path, game: str) -> None:
     out = tmp_path / game
     _run("experiments/ppo_selfplay.py", "--game", game, "--num-envs", "16",
          "--num-steps", "8", "--total-steps", "256", "--eval-games", "4", "--hidden", "16",
-         "--baseline", "random",
+         "--baseline", "random", "--device", "auto",
          "--out", str(out), "--no-progress", "--no-tensorboard")  # fmt: skip
     assert (out / "agent.pt").exists()
 
