@@ -13,6 +13,11 @@ trajectory inside a game: a decision's reward is what the seat received until it
 and GAE runs over each (game, seat) sequence separately (``compute_gae``). Opponents' decisions
 are never trained on. Illegal actions get a logit of -1e8, so no policy ever picks one.
 
+With ``--teacher AGENT`` (e.g. ``simple``, ``greedy``) a cross-entropy term pulls the policy
+towards that agent's moves on ``teacher_samples`` of the learner's decisions per update, with a
+weight ``teacher_coef`` annealed to 0 at ``teacher_until`` of the run: a warm start from
+rule-based play that PPO then improves on (the agreement rate goes to ``progress.csv``).
+
 Every ``eval_every`` updates the greedy policy plays ``eval_games`` games against the baseline
 (seats alternating): win rate with a 95% Wilson interval goes to ``progress.csv`` (and to
 TensorBoard when installed), and the learning curve to ``learning_curve.png``. ``checkpoint.pt``
@@ -77,6 +82,10 @@ class Config:
     pool_every: int = 20  # updates between pool snapshots
     baseline: str = ""  # "" = the game's default baseline agent
     eval_baseline: str = ""  # agent evaluated against; "" = baseline
+    teacher: str = ""  # agent imitated by an auxiliary loss (e.g. simple, greedy); "" = none
+    teacher_coef: float = 1.0  # weight of the imitation loss at the start, annealed to 0 ...
+    teacher_until: float = 0.5  # ... at this fraction of the updates
+    teacher_samples: int = 4096  # learner decisions labelled by the teacher per update
     hidden: int = 128
     layers: int = 2
     card_head: int = 16  # width of the shared per-card policy head (0: none; Gin Rummy only)
@@ -420,6 +429,9 @@ def main() -> None:
     role[n_self : n_self + n_pool] = 1
     learner_seat = np.arange(n) % num_players
     baseline = batched(make_agent(cfg.baseline, seed=cfg.seed, game=cfg.game))
+    teacher = (
+        batched(make_agent(cfg.teacher, seed=cfg.seed, game=cfg.game)) if cfg.teacher else None
+    )
 
     update, global_step, elapsed0 = 0, 0, 0.0
     pool: list[dict[str, torch.Tensor]] = []
@@ -436,7 +448,8 @@ def main() -> None:
     csv_path = out / "progress.csv"
     columns = [
         "update", "global_step", "elapsed_s", "sps", "lr", "policy_loss", "value_loss",
-        "entropy", "approx_kl", "clipfrac", "explained_variance", "train_samples",
+        "entropy", "approx_kl", "clipfrac", "explained_variance", "teacher_coef",
+        "teacher_loss", "teacher_agreement", "train_samples",
         "episodes", "selfplay_return", "pool_return", "baseline_return", "pool_size",
         "eval_games", "eval_win_rate", "eval_win_lo", "eval_win_hi", "eval_draw_rate",
         "eval_decisive_win_rate", "eval_mean_return", "eval_mean_margin",
@@ -585,10 +598,25 @@ def main() -> None:
         b_adv = (b_adv - b_adv.mean()) / (b_adv.std() + 1e-8)  # over the batch: no tiny minibatch
         m = b_x.shape[0]
         mb = max(1, math.ceil(m / cfg.num_minibatches))
-        clipfracs, stats = [], {}
+        # imitation: the teacher's moves on a sample of the learner's decisions, a cross-entropy
+        # term annealed to 0 (a warm start towards the rule-based play, then PPO alone)
+        t_coef = cfg.teacher_coef * max(
+            0.0, 1.0 - update / max(1.0, cfg.teacher_until * num_updates)
+        )
+        t_idx = None
+        if teacher is not None and t_coef > 0.0:
+            rows = np_rng.choice(m, size=min(m, cfg.teacher_samples), replace=False)
+            x_rows = xs.reshape(-1, in_size)[sel][rows]
+            m_rows = masks.reshape(-1, num_actions)[sel][rows]
+            t_act = teacher(x_rows[:, :obs_size], m_rows.astype(np.int8))
+            t_x = torch.from_numpy(x_rows).to(dev)
+            t_mask = torch.from_numpy(m_rows).to(dev)
+            t_target = torch.from_numpy(np.asarray(t_act, dtype=np.int64)).to(dev)
+            t_idx = np.array_split(np.arange(rows.size), max(1, math.ceil(m / mb)))
+        clipfracs, stats, t_losses, t_agree = [], {}, [], []
         for _ in range(cfg.update_epochs):
             perm = torch.from_numpy(np_rng.permutation(m)).to(dev)
-            for s in range(0, m, mb):
+            for k, s in enumerate(range(0, m, mb)):
                 idx = perm[s : s + mb]
                 logits, newv = net(b_x[idx], b_mask[idx])
                 dist = torch.distributions.Categorical(logits=logits)
@@ -605,6 +633,13 @@ def main() -> None:
                 ).mean()
                 v_loss = 0.5 * ((newv - b_ret[idx]) ** 2).mean()
                 loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                if t_idx is not None and k < len(t_idx) and t_idx[k].size:
+                    j = torch.from_numpy(t_idx[k]).to(dev)
+                    t_logits, _ = net(t_x[j], t_mask[j])
+                    t_loss = torch.nn.functional.cross_entropy(t_logits, t_target[j])
+                    loss = loss + t_coef * t_loss
+                    t_losses.append(t_loss.item())
+                    t_agree.append((t_logits.argmax(1) == t_target[j]).float().mean().item())
                 optim.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -617,6 +652,9 @@ def main() -> None:
             "approx_kl": approx_kl.item(),
             "clipfrac": float(np.mean(clipfracs)),
             "explained_variance": 1 - (b_ret - b_val).var().item() / var_y if var_y > 0 else 0.0,
+            "teacher_coef": t_coef if teacher is not None else "",
+            "teacher_loss": float(np.mean(t_losses)) if t_losses else "",
+            "teacher_agreement": float(np.mean(t_agree)) if t_agree else "",
         }
         update += 1
         if cfg.pool_every and update % cfg.pool_every == 0:

@@ -91,6 +91,20 @@ def test_ppo_selfplay_smoke_and_resume(tmp_path) -> None:
     assert agent.meta["global_step"] == 1024 and agent.features == "gin_deadwood"
 
 
+def test_ppo_selfplay_teacher_loss(tmp_path) -> None:
+    """``--teacher simple`` adds an imitation term on a sample of the learner's decisions,
+    logged with its weight (annealed to 0 by ``--teacher-until``) and the agreement rate."""
+    out = tmp_path / "teach"
+    _run("experiments/ppo_selfplay.py", "--num-envs", "32", "--num-steps", "8",
+         "--total-steps", "1024", "--eval-every", "0", "--eval-games", "4", "--hidden", "32",
+         "--teacher", "simple", "--teacher-samples", "64", "--teacher-until", "0.5",
+         "--out", str(out), "--no-progress", "--no-tensorboard")  # fmt: skip
+    rows = list(csv.DictReader((out / "progress.csv").open()))
+    assert [float(r["teacher_coef"]) for r in rows] == [1.0, 0.5, 0.0, 0.0]
+    assert all(0.0 <= float(r["teacher_agreement"]) <= 1.0 for r in rows[:2])
+    assert float(rows[0]["teacher_loss"]) > 0.0 and rows[2]["teacher_loss"] == ""
+
+
 def test_rule_based_baseline_of_each_game() -> None:
     """Each game is evaluated against its own rule-based agent, resolved for that game."""
     from agents.arena.registry import make_agent
