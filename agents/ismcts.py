@@ -695,7 +695,6 @@ HOOKS: dict[str, GameHooks] = {
         zero_sum=True,
         forced=_joker_forced,
         anchor=_rum_greedy,
-        unsearched=_joker_unsearched,
         defaults=JOKER_DEFAULTS,
     ),
     "rummy51": GameHooks(
@@ -920,10 +919,12 @@ class ISMCTSAgent:
             if a is not None:
                 return int(a)
         t0 = time.perf_counter()
-        first = self._anchor_move(observation, view)
+        first = None
         if self.knock == "always" and hooks.forced is not None:
             world = view.sample_worlds(1, self.rng)
-            if first is not None and hooks.unsearched is not None:
+            if hooks.unsearched is not None:
+                first = self._anchor_move(observation, view)
+            if first is not None:
                 # the rule-based agent's own melds and lay-offs: its plan, not the policy's
                 if hooks.unsearched(world, 0, first):
                     return first
@@ -931,6 +932,8 @@ class ISMCTSAgent:
                 a = hooks.forced(world, 0)
                 if a >= 0:
                     return int(a)
+        if first is None:
+            first = self._anchor_move(observation, view)
         action = self.search(view, legal, first)
         self.move_seconds.append(time.perf_counter() - t0)
         return action

@@ -280,8 +280,8 @@ def test_joker_games_deterministic_for_a_seed(game: str, root: str) -> None:
 @pytest.mark.parametrize("game", ["five_hundred_rum", "rummy51"])
 def test_paired_root_keeps_the_anchor_without_evidence(game: str) -> None:
     """With an impossible margin to beat, ``root="paired"`` plays the anchor's (greedy) move at
-    every decision: its searched draws and discards, and its own melds, lay-offs and joker
-    retrievals (played without a search).
+    every searched draw and discard; in Rummy 51 (the ``unsearched`` hook) also the anchor's own
+    melds, lay-offs and joker retrievals, played without a search, so every move is greedy's.
     """
     env = _joker_env(game, {})
     env.reset(seed=9)
@@ -302,15 +302,14 @@ def test_paired_root_keeps_the_anchor_without_evidence(game: str) -> None:
         obs = env.observe(name)
         before = (len(agent.move_seconds), len(anchor_moves))
         a = agent.act(obs, SeatView(env, name))
-        if len(anchor_moves) > before[1]:  # more than one legal action
+        if len(agent.move_seconds) > before[0]:
+            searched += 1
+            assert a == anchor_moves[-1] == agent.last.first, env.layout.action_name(a)
+        elif len(anchor_moves) > before[1]:  # Rummy 51: the anchor's move, without a search
+            unsearched += 1
             assert a == anchor_moves[-1], env.layout.action_name(a)
-            if len(agent.move_seconds) > before[0]:
-                searched += 1
-                assert agent.last.first == a
-            else:
-                unsearched += 1
         env.step(a)
-    assert searched > 0 and unsearched > 0
+    assert searched > 0 and (unsearched > 0) == (game == "rummy51")
 
 
 @pytest.mark.parametrize(
