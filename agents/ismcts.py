@@ -77,14 +77,16 @@ stock draws; rewards are turned into margins (own hand reward minus the mean of 
 :func:`zero_sum`) and divided by :data:`RUM_SCALE` / :data:`R51_SCALE`. Under
 ``knock="always"`` the policy's melds, lay-offs, joker retrievals and "Rummy!" calls are played
 without a search, at the root and inside the tree (the ``forced`` hook), so the budget goes to
-draws and discards. With ``anchor=True`` (default) the game's ``greedy`` agent's move leads the
-root's candidates; ``root="paired"`` then compares it with the next ``root_k - 1`` candidates
-of the prior on common determinizations and departs from it only when a candidate beats it by
-``paired_z`` standard errors of the paired differences. Plain UCB at the root does not work
-here: the value of a discard is a small difference between hand outcomes whose noise
-(rollouts to the end of a long hand) swamps it at a few hundred iterations, so UCB's choice was
-close to random among sensible discards and lost to ``greedy`` (Rummy 51, 256 iterations: 32%
-of 50 hands; with the greedy anchor 24%). Paired rollouts cancel most of that noise.
+draws and discards (in Rummy 51 with an anchor, the root plays ``greedy``'s own melds, lay-offs
+and retrievals instead: the ``unsearched`` hook). With ``anchor=True`` (default) the game's
+``greedy`` agent's move leads the root's candidates; ``root="paired"`` then compares it with the
+next ``root_k - 1`` candidates of the prior on common determinizations and departs from it only
+when a candidate beats it by ``paired_z`` standard errors of the paired differences. Plain UCB at
+the root does not work here: the value of a discard is a small difference between hand outcomes
+whose noise (rollouts to the end of a long hand) swamps it at a few hundred iterations, so UCB's
+choice was close to random among sensible discards and lost to ``greedy`` (Rummy 51, 256
+iterations: 32% of 50 hands; with the greedy anchor 24%). Paired rollouts cancel most of that
+noise.
 
 Measured against ``greedy`` (duplicate deals, default rules, 2 players, one process on the
 shared 2-core development machine; win % of decisive hands, Wilson 95%; ``results/ARENA.md``
@@ -113,10 +115,12 @@ Final checks (other seeds than the runs above):
   wins, 216 losses, 2 drawn hands: **56.6% [52.2, 60.9]**, margin +3.10 [0.87, 5.34] points per
   hand. 0.099 s per searched move (p95 0.13 s), 0.070 s per decision counting the moves played
   without a search.
-- Rummy 51, ``rummy-env arena --game rummy51 --agents ismcts@iterations=256@root=paired,greedy
-  --deals 100 --workers 1 --seed 7``: 92 wins, 108 losses: 46.0% [39.2, 52.9], margin +1.42
-  [-3.13, 5.96] penalty points per hand - even with ``greedy``, not better. 0.28 s per searched
-  move (p95 0.48 s).
+- Rummy 51, ``rummy-env arena --game rummy51 --agents ismcts,greedy --deals 500 --workers 2
+  --seed 2027`` (the defaults: 256 iterations, ``root="paired"``, ``root_k=2``, and with the
+  ``unsearched`` hook ``greedy``'s own melds, lay-offs and joker retrievals): 491 wins, 509
+  losses: 49.1% [46.0, 52.2], margin +1.05 [-0.43, 2.53] penalty points per hand - even with
+  ``greedy``, not better. 0.25 s per searched move (p95 0.41 s). (Seed 7, 200 hands: 54.0%;
+  before the ``unsearched`` hook 46.0%.)
 
 The algorithm needs only ``view.sample_worlds`` and the batched game's ``masks``, ``step``,
 ``kernels.step_single`` (or the game's ``step_one``) and state records (``states["cur"]``,
