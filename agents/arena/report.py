@@ -97,12 +97,10 @@ def notes(result: ArenaResult) -> list[str]:
     seats = "seats exchanged"
     if players > 2:
         seats = f"{players} players, seats alternating A, B, A, ... then B, A, B, ..."
-        margin = margin.replace("A's points", "A's mean points").replace(
-            "B's points", "B's mean points"
-        )
-        margin = margin.replace("A's penalty", "A's mean penalty").replace(
-            "B's penalty", "B's mean penalty"
-        )
+        if s.game == "rummy51":
+            margin = "margin = B's mean penalty - A's mean penalty per game (lower is better)"
+        else:
+            margin = "margin = (A's mean points - B's mean points) / 2 per game"
         draws = draws.replace("equal points", "equal top points")
     out = [
         f"game {s.game} ({opts}); {s.deals} duplicate deals per pair (2 games each, {seats}, "
