@@ -39,6 +39,8 @@ from rummy_env.core.jmelds import NUM_TEMPLATES, TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.core.rng import randint
 from rummy_env.core.rng import random_legal as _random_legal
 from rummy_env.encodings.five_hundred_rum import PH_CALL
+from rummy_env.rules.five_hundred_rum import kernels as K500
+from rummy_env.rules.rummy51 import kernels as K51
 
 JOKER = 52
 
@@ -246,6 +248,16 @@ def best_action(rec, mask, lay, vals, tpl_pts) -> int:
 
 
 @njit(cache=True)
+def rum_unsearched(rec, a, lay) -> bool:
+    """Is action ``a`` of the kind :func:`rum_forced_at` plays without a search (a meld,
+    lay-off, joker retrieval, or a 500 Rum "Rummy!" call offered)?
+    """
+    if lay[L_MELD] <= a < lay[L_DISCARD]:
+        return True
+    return lay[L_PH_CALL] >= 0 and rec.phase == lay[L_PH_CALL] and a != lay[L_PASS]
+
+
+@njit(cache=True)
 def rum_forced_at(states, i, masks, lay, vals, tpl_pts) -> int:
     """The move of game ``i`` played without a search (-1: none): a meld, lay-off or joker
     retrieval when the policy would play one, and a 500 Rum "Rummy!" call when one is offered.
@@ -254,22 +266,7 @@ def rum_forced_at(states, i, masks, lay, vals, tpl_pts) -> int:
     """
     rec = states[i]
     a = best_action(rec, masks[i], lay, vals, tpl_pts)
-    if a < 0:
-        return -1
-    if lay[L_MELD] <= a < lay[L_DISCARD]:
-        return a
-    if lay[L_PH_CALL] >= 0 and rec.phase == lay[L_PH_CALL] and a != lay[L_PASS]:
-        return a
-    return -1
-
-
-def rum_unsearched(rec, a: int, lay: np.ndarray) -> bool:
-    """Is action ``a`` of the kind :func:`rum_forced_at` plays without a search (a meld,
-    lay-off, joker retrieval, or a 500 Rum "Rummy!" call)?
-    """
-    if lay[L_MELD] <= a < lay[L_DISCARD]:
-        return True
-    return bool(lay[L_PH_CALL] >= 0 and rec["phase"] == lay[L_PH_CALL] and a != lay[L_PASS])
+    return a if a >= 0 and rum_unsearched(rec, a, lay) else -1
 
 
 @njit(cache=True)
@@ -322,51 +319,38 @@ def _layout_vector(layout, ph_call: int, opening: bool) -> np.ndarray:
     return lay
 
 
-def _template_points(value, low_ace: float) -> np.ndarray:
-    """Points of each meld template: its cards' values (a run's position 0 is the low ace)."""
+def _template_points(placed) -> np.ndarray:
+    """Points of each meld template: the sum of ``placed(card, pos)`` over its cards (``pos``:
+    the run position, 0 the low ace, 13 the high ace; -1 in a group).
+    """
     pts = np.zeros(NUM_TEMPLATES, np.float64)
     for t in range(NUM_TEMPLATES):
         if TPL_KIND[t] == 1:
             size = bin(int(TPL_B[t])).count("1") + int(TPL_C[t])
-            pts[t] = size * value(int(TPL_A[t]))
+            pts[t] = size * placed(int(TPL_A[t]), -1)
         else:
             s = int(TPL_A[t])
             for pos in range(int(TPL_B[t]), int(TPL_C[t]) + 1):
-                pts[t] += low_ace if pos == 0 else value(s * 13 + (0 if pos == 13 else pos))
+                pts[t] += placed(s * 13 + (0 if pos == 13 else pos), pos)
     return pts
 
 
 def rum_params(config, layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(layout vector, card values, template points) of a 500 Rum config."""
-
-    def value(c: int) -> int:
-        if c == JOKER:
-            return 15
-        r = c % 13
-        if r == 0:
-            return 15
-        if config.values_5_10_15:
-            return 5 if r <= 8 else 10
-        return r + 1 if r <= 8 else 10
-
-    vals = np.array([value(c) for c in range(53)], np.float64)
-    pts = _template_points(value, 5.0 if config.values_5_10_15 else 1.0)
+    """(layout vector, card values, template points) of a 500 Rum config, from the rules'
+    own card values (:func:`~rummy_env.rules.five_hundred_rum.kernels.placed_value`).
+    """
+    cfg = K500.config_vector(config)
+    vals = np.array([K500.card_value(c, cfg) for c in range(53)], np.float64)
+    pts = _template_points(lambda c, pos: K500.placed_value(c, pos, cfg))
     return _layout_vector(layout, PH_CALL, False), vals, pts
 
 
 def r51_params(config, layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(layout vector, card penalties, template points) of a Rummy 51 config."""
-
-    def value(c: int) -> int:
-        if c == JOKER:
-            return 25
-        r = c % 13
-        if r == 0:
-            return 11
-        return r + 1 if r <= 9 else 10
-
-    vals = np.array([value(c) for c in range(53)], np.float64)
-    pts = _template_points(value, 1.0)
+    """(layout vector, card penalties, template points) of a Rummy 51 config, from the rules'
+    own penalties and template points (``TPL_VAL``: the opening value of each template).
+    """
+    vals = np.array([K51.card_penalty(c) for c in range(53)], np.float64)
+    pts = K51.TPL_VAL.astype(np.float64)
     return _layout_vector(layout, -1, True), vals, pts
 
 
