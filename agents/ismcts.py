@@ -529,9 +529,9 @@ class GameHooks:
             leads the root's candidate order (tried first, kept on ties), so the search starts
             from it and departs from it only for a move its rollouts rate higher.
         unsearched: ``(game, i, action) -> bool``: is ``action`` (the anchor's move in world
-            ``i``) of the kind ``forced`` plays without a search (500 Rum, Rummy 51: a meld,
-            lay-off, joker retrieval or "Rummy!" call)? With an anchor, such a move of the
-            anchor is played as is at the root, in place of the ``forced`` hook's.
+            ``i``) of the kind ``forced`` plays without a search (Rummy 51: a meld, lay-off or
+            joker retrieval)? With an anchor, such a move of the anchor is played as is at the
+            root, in place of the ``forced`` hook's.
         defaults: the search settings ``ISMCTSAgent`` uses when left at ``"auto"``:
             ``iterations``, ``root``, ``root_k`` (the best measured for the game).
     """
@@ -550,17 +550,17 @@ class GameHooks:
 
 
 def _generic_rollout_actions(game: Any, rollout: str, eps: float) -> np.ndarray:
+    """Uniformly random legal actions (every game's ``rollout="random"``)."""
     out = np.zeros(game.num_games, dtype=np.int64)
     random_rollout_actions(game.states, game.masks, game.num_actions, out)
     return out
 
 
 def _gin_rollout(game: Any, rollout: str, eps: float) -> np.ndarray:
-    out = np.zeros(game.num_games, dtype=np.int64)
     if rollout == "random":
-        random_rollout_actions(game.states, game.masks, game.num_actions, out)
-    else:
-        gin_rollout_actions(game.states, game.masks, K.TABLES, game.num_actions, eps, out)
+        return _generic_rollout_actions(game, rollout, eps)
+    out = np.zeros(game.num_games, dtype=np.int64)
+    gin_rollout_actions(game.states, game.masks, K.TABLES, game.num_actions, eps, out)
     return out
 
 
@@ -622,12 +622,11 @@ def _joker_params(game: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _joker_rollout(game: Any, rollout: str, eps: float) -> np.ndarray:
-    out = np.zeros(game.num_games, dtype=np.int64)
     if rollout == "random":
-        random_rollout_actions(game.states, game.masks, game.num_actions, out)
-    else:
-        lay, vals, pts = _joker_params(game)
-        rum_rollout_actions(game.states, game.masks, lay, vals, pts, eps, out)
+        return _generic_rollout_actions(game, rollout, eps)
+    out = np.zeros(game.num_games, dtype=np.int64)
+    lay, vals, pts = _joker_params(game)
+    rum_rollout_actions(game.states, game.masks, lay, vals, pts, eps, out)
     return out
 
 
@@ -644,7 +643,7 @@ def _joker_forced(game: Any, i: int) -> int:
 
 
 def _joker_unsearched(game: Any, i: int, action: int) -> bool:
-    return rum_unsearched(game.states[i], action, _joker_params(game)[0])
+    return bool(rum_unsearched(game.states[i], action, _joker_params(game)[0]))
 
 
 def _rum_greedy(seed: int | None) -> Any:
@@ -928,14 +927,12 @@ class ISMCTSAgent:
             world = view.sample_worlds(1, self.rng)
             if hooks.unsearched is not None:
                 first = self._anchor_move(observation, view)
-            if first is not None:
-                # the rule-based agent's own melds and lay-offs: its plan, not the policy's
-                if hooks.unsearched(world, 0, first):
-                    return first
-            else:
+            if first is None:
                 a = hooks.forced(world, 0)
                 if a >= 0:
                     return int(a)
+            elif hooks.unsearched(world, 0, first):
+                return first  # the rule-based agent's own melds and lay-offs, not the policy's
         if first is None:
             first = self._anchor_move(observation, view)
         action = self.search(view, legal, first)

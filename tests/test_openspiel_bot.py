@@ -224,6 +224,18 @@ def _stacked(nondealer: str, dealer: str, upcard: str) -> list[int]:
     return deck + [up] + rest
 
 
+def _bridge_takes_the_upcard(deck: list[int], **options):
+    """Deal ``deck`` (player_1 deals), let the strict bridge in seat 0 take the upcard (asserted)
+    and choose its next move; returns ``(env, bridge, view, move)``."""
+    env = gin_rummy_v0.raw_env(**options)
+    env.reset(options={"deck": deck, "dealer": 1})
+    bridge = OpenSpielSimpleBot(strict=True)
+    view = SeatView(env, "player_0")
+    assert bridge.act(env.observe("player_0"), view) == E.TAKE_DISCARD
+    env.step(E.TAKE_DISCARD)
+    return env, bridge, view, bridge.act(env.observe("player_0"), view)
+
+
 @pytest.mark.parametrize("allow", [False, True])
 def test_knock_with_the_card_just_taken(allow: bool) -> None:
     """The simple bot takes a Kd upcard that lets it knock and knocks with that very Kd.
@@ -232,13 +244,7 @@ def test_knock_with_the_card_just_taken(allow: bool) -> None:
     within the limit) and counts the departure; with the variant allowing it, nothing changes.
     """
     deck = _stacked("Ac 2c 3c 4d 4h 4s 7h 8h 9h Qs", "5c 6c 9c Tc 2d 3d 6d 8d 9d Td", "Kd")
-    env = gin_rummy_v0.raw_env(allow_discard_of_drawn_upcard=allow)
-    env.reset(options={"deck": deck, "dealer": 1})
-    bridge = OpenSpielSimpleBot(strict=True)
-    view = SeatView(env, "player_0")
-    assert bridge.act(env.observe("player_0"), view) == E.TAKE_DISCARD
-    env.step(E.TAKE_DISCARD)
-    a = bridge.act(env.observe("player_0"), view)
+    env, bridge, _, a = _bridge_takes_the_upcard(deck, allow_discard_of_drawn_upcard=allow)
     if allow:
         assert a == E.KNOCK_BASE + str_to_card("Kd")
         assert not bridge.departures
@@ -257,13 +263,7 @@ def test_knock_only_with_the_card_just_taken_becomes_a_discard_and_play_goes_on(
     decision it draws, in strict mode, in step with our env.
     """
     deck = _stacked("Ad 2h 4h 5h 6h 2s 3s Ts Js Qs", "Kc Kd Kh 9c 9d 8h 8s 5d Jd Qc", "7c")
-    env = gin_rummy_v0.raw_env()
-    env.reset(options={"deck": deck, "dealer": 1})
-    bridge = OpenSpielSimpleBot(strict=True)
-    view = SeatView(env, "player_0")
-    assert bridge.act(env.observe("player_0"), view) == E.TAKE_DISCARD
-    env.step(E.TAKE_DISCARD)
-    a = bridge.act(env.observe("player_0"), view)
+    env, bridge, view, a = _bridge_takes_the_upcard(deck)
     assert E.DISCARD_BASE <= a < E.KNOCK_BASE and a != E.DISCARD_BASE + str_to_card("7c")
     assert bridge.departures["discard_taken_card"] == 1
     env.step(a)

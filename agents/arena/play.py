@@ -143,24 +143,24 @@ def game_result(g: dict[str, Any], a_seats: Sequence[int]) -> tuple[float, float
     A's return) and the seat with the highest return wins (0 on a tie between an A and a B
     seat). A truncated game has result 0.
     """
-    n = len(g["returns"])
-    b_seats = [s for s in range(n) if s not in set(a_seats)]
+    a_seats = list(a_seats)
+    b_seats = [s for s in range(len(g["returns"])) if s not in a_seats]
     rets = np.asarray(g["returns"], dtype=np.float64)
-    ra, rb = float(rets[list(a_seats)].mean()), float(rets[b_seats].mean())
+    ra, rb = float(rets[a_seats].mean()), float(rets[b_seats].mean())
     infos = g["infos"]
     if all("penalty_total" in i for i in infos):
         pen = np.array([i["penalty_total"] for i in infos], dtype=np.float64)
-        margin = float(pen[b_seats].mean() - pen[list(a_seats)].mean())
+        margin = float(pen[b_seats].mean() - pen[a_seats].mean())
         winner = infos[0].get("winner", infos[0].get("hand_winner", -1))
     else:
         margin = (ra - rb) / 2.0
         top = np.flatnonzero(rets == rets.max())
-        in_a = {int(s) in set(a_seats) for s in top}
+        in_a = {int(s) in a_seats for s in top}
         winner = int(top[0]) if len(in_a) == 1 else -1
     if g["truncated"] or winner < 0:
         result = 0
     else:
-        result = 1 if winner in set(a_seats) else -1
+        result = 1 if winner in a_seats else -1
     return ra, rb, margin, result
 
 
@@ -186,9 +186,8 @@ def play_deal(
 
     Returns:
         Two records (legs 0 and 1) with A's point of view: ``players``, ``a_seat`` (A's first
-        seat),
-        ``return_a``, ``return_b``, ``margin``, ``result`` (+1 A won, -1 B won, 0 draw; see
-        :func:`game_result`), and the fields of :func:`play_game`.
+        seat), ``return_a``, ``return_b``, ``margin``, ``result`` (+1 A won, -1 B won, 0 draw;
+        see :func:`game_result`), and the fields of :func:`play_game`.
 
     Raises:
         RuntimeError: if the two legs were not dealt the same cards.
