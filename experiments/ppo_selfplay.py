@@ -588,8 +588,9 @@ def main() -> None:
 
         # -- PPO update on the learner's decisions --------------------------------------------
         sel = trains.reshape(-1)
-        b_x = torch.from_numpy(xs.reshape(-1, in_size)[sel]).to(dev)
-        b_mask = torch.from_numpy(masks.reshape(-1, num_actions)[sel]).to(dev)
+        x_sel, mask_sel = xs.reshape(-1, in_size)[sel], masks.reshape(-1, num_actions)[sel]
+        b_x = torch.from_numpy(x_sel).to(dev)
+        b_mask = torch.from_numpy(mask_sel).to(dev)
         b_act = torch.from_numpy(acts.reshape(-1)[sel]).to(dev)
         b_logp = torch.from_numpy(logps.reshape(-1)[sel]).to(dev)
         b_adv = torch.from_numpy(adv.reshape(-1)[sel].astype(np.float32)).to(dev)
@@ -606,11 +607,9 @@ def main() -> None:
         t_idx = None
         if teacher is not None and t_coef > 0.0:
             rows = np_rng.choice(m, size=min(m, cfg.teacher_samples), replace=False)
-            x_rows = xs.reshape(-1, in_size)[sel][rows]
-            m_rows = masks.reshape(-1, num_actions)[sel][rows]
-            t_act = teacher(x_rows[:, :obs_size], m_rows.astype(np.int8))
-            t_x = torch.from_numpy(x_rows).to(dev)
-            t_mask = torch.from_numpy(m_rows).to(dev)
+            t_act = teacher(x_sel[rows, :obs_size], mask_sel[rows].astype(np.int8))
+            t_rows = torch.from_numpy(rows).to(dev)
+            t_x, t_mask = b_x[t_rows], b_mask[t_rows]
             t_target = torch.from_numpy(np.asarray(t_act, dtype=np.int64)).to(dev)
             t_idx = np.array_split(np.arange(rows.size), max(1, math.ceil(m / mb)))
         clipfracs, stats, t_losses, t_agree = [], {}, [], []
