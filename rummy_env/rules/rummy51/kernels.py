@@ -516,6 +516,15 @@ def _reach(h, kept, need, must, taken, owed, room, swap, ws) -> bool:
         d -= 1
 
 
+@njit(cache=True)
+def opening_reachable(h, need, taken, room, ws) -> bool:
+    """Can new melds from hand ``h`` worth at least ``need`` points be laid with a legal
+    discard left (``taken``: the card taken from the pile this turn, -1: none; ``room``: jokers
+    the table can still take)? ``_reach`` without an owed card or joker; ``h`` is restored.
+    """
+    return _reach(h, ws[2], need, -1, taken, 0, room, False, ws)
+
+
 # -- table moves ----------------------------------------------------------------------------
 
 
