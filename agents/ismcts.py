@@ -153,6 +153,7 @@ from numba import njit
 
 from agents.base import legal_actions
 from agents.rum_rollouts import (
+    r51_evidence,
     r51_params,
     rum_forced_at,
     rum_params,
@@ -488,6 +489,37 @@ def gin_belief_worlds(view: Any, n: int, rng: np.random.Generator, belief: GinBe
     return worlds
 
 
+R51_OVERSAMPLE = 4
+"""Rummy 51 belief: uniform worlds drawn per world kept."""
+R51_NOT_OPENED = 4.0
+"""Rummy 51 belief: log-weight against each player who could have opened and did not."""
+
+
+def r51_belief_worlds(view: Any, n: int, rng: np.random.Generator) -> Any:
+    """Rummy 51 determinizations for opponents who open as soon as they can.
+
+    Uniform worlds give a player who has not opened a hand that reaches the 51 about as often
+    as a fresh deal does, yet a player who has had a turn and did not open (``greedy`` opens as
+    soon as the threshold is reachable) holds no such hand: its cards are those it kept at its
+    last turn. ``R51_OVERSAMPLE * n`` uniform worlds are drawn and ``n`` resampled with
+    log-weight ``-R51_NOT_OPENED`` per such player (:func:`r51_evidence`). Each chosen
+    world's stock is reshuffled (repeated picks differ) and gets a fresh random stream.
+    """
+    big = view.sample_worlds(n * R51_OVERSAMPLE, rng)
+    s = big.states
+    ev = np.zeros(big.num_games, dtype=np.int64)
+    r51_evidence(s, int(view.seat), int(big.config.opening_threshold), ev)
+    w = np.exp(-R51_NOT_OPENED * (ev - ev.min()))
+    idx = rng.choice(big.num_games, size=n, p=w / w.sum())
+    worlds = type(big)(big.config, n)
+    worlds.states[:] = s[idx]
+    pos = int(s[0]["deck_pos"])
+    worlds.states["deck"][:, pos:] = rng.permuted(worlds.states["deck"][:, pos:], axis=1)
+    worlds.states["rng"] = rng.integers(0, 2**63, size=n, dtype=np.uint64)
+    worlds.masks[:] = big.masks[idx]
+    return worlds
+
+
 # ---------------------------------------------------------------------------------------------
 # Game hooks
 
@@ -705,6 +737,7 @@ HOOKS: dict[str, GameHooks] = {
         _joker_prior,
         _joker_outcome,
         _r51_scale,
+        r51_belief_worlds,
         zero_sum=True,
         forced=_joker_forced,
         anchor=_r51_greedy,

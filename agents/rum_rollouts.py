@@ -54,7 +54,7 @@ from numba import njit
 from rummy_env.core.jmelds import NUM_TEMPLATES, TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.core.rng import randint
 from rummy_env.core.rng import random_legal as _random_legal
-from rummy_env.core.table import can_lay_off, hand_total, joker_room
+from rummy_env.core.table import can_lay_off, fit_joker, fit_natural, hand_total, joker_room
 from rummy_env.encodings.five_hundred_rum import PH_CALL
 from rummy_env.rules.five_hundred_rum import kernels as K500
 from rummy_env.rules.rummy51 import kernels as K51
@@ -392,6 +392,65 @@ def rum_prior_at(states, i, masks, lay, vals, tpl_pts, out) -> None:
             out[a] = -np.inf
 
 
+@njit(cache=True)
+def _fits_others(rec, c, seat, all_melds) -> bool:
+    """Does card type ``c`` lay off on a table meld (only on those ``seat`` did not lay unless
+    ``all_melds``)?
+    """
+    for m in range(rec.n_melds):
+        if not all_melds and rec.m_owner[m] == seat:
+            continue
+        if c == JOKER:
+            if fit_joker(rec, m, 0) >= 0 or fit_joker(rec, m, 1) >= 0:
+                return True
+        elif fit_natural(rec, m, c) >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def r51_evidence(states, seat, thresh, out) -> None:
+    """Count, per world, what a player who melds as soon as it can would never leave.
+
+    ``out[i]``: over the other players of world ``i`` who have had a turn this hand (their cards
+    have not changed since), how many of these facts ``greedy`` would never leave:
+
+    - not opened, and the hand reaches the opening (``thresh`` points, a card left to discard);
+    - opened, and the hand still holds a meld, or a card (a joker too) that lays off on a table
+      meld (in the seat's play phase only on melds the seat did not lay: the seat may have
+      laid them this turn).
+
+    A turn ends with one discard, so ``pile_n - 1 + pile_draws`` turns are complete (all
+    players have had one once the stock was reshuffled).
+    """
+    ws = K51.make_work()
+    for i in range(states.shape[0]):
+        rec = states[i]
+        p_n = rec.hands.shape[0]
+        done = rec.pile_n - 1 + rec.pile_draws if rec.reshuffles == 0 else 1 << 20
+        all_melds = rec.phase == 0
+        room = joker_room(rec)
+        q = (rec.dealer + 1) % p_n
+        k = 0  # turns before q's first one
+        n = 0
+        for _ in range(p_n):
+            if rec.out[q] == 0:
+                h = rec.hands[q]
+                if q != seat and rec.opened[q] == 0 and done > k:
+                    if K51.opening_reachable(h, thresh, -1, room, ws):
+                        n += 1
+                elif q != seat and rec.opened[q] == 1:
+                    if K51.opening_reachable(h, 1, -1, room, ws):
+                        n += 1
+                    for c in range(53):
+                        if h[c] > 0 and _fits_others(rec, c, seat, all_melds):
+                            n += 1
+                            break
+                k += 1
+            q = (q + 1) % p_n
+        out[i] = n
+
+
 # ---------------------------------------------------------------------------------------------
 # Per-game parameters (plain Python, once per config)
 
@@ -459,5 +518,6 @@ __all__ = [
     "rum_prior_at",
     "rum_rollout_actions",
     "rum_unsearched",
+    "r51_evidence",
     "score_action",
 ]

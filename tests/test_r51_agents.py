@@ -421,3 +421,61 @@ def test_policy_keeps_a_card_next_to_one_the_next_player_took():
     env = deal([p0, p1], upcard="Ac", stock="Qh 3d")
     play(env, "DRAW_STOCK", "DISCARD[Qh]", "TAKE_DISCARD", "DISCARD[3c]")
     assert policy_turn(env) == ["DRAW_STOCK", "DISCARD[9s]"]
+
+
+# -- the ISMCTS belief: opponents who meld as soon as they can ------------------------------------
+
+
+def evidence(env, seat: int, states=None) -> np.ndarray:
+    from agents.rum_rollouts import r51_evidence
+
+    states = env.game.states if states is None else states
+    out = np.zeros(states.shape[0], np.int64)
+    r51_evidence(states, seat, env.config.opening_threshold, out)
+    return out
+
+
+def test_evidence_flags_a_player_who_could_have_opened_and_did_not():
+    p1 = "Ac Ad Ah JK 5c 6c 7c 2d 3s 4h 8d 9s Qd"  # A A A (33) + 5-6-7 c (18) = 51
+    env = deal([LOOSE, p1], stock="Ks 7h")
+    assert evidence(env, 0)[0] == 0  # player_1 has not had a turn yet
+    play(env, "DRAW_STOCK", "DISCARD[Ks]", "DRAW_STOCK", "DISCARD[7h]")
+    assert evidence(env, 0)[0] == 1  # it kept the 51 in hand
+    env = deal([LOOSE, p1], stock="Ks 7h")
+    play(env, "DRAW_STOCK", "DISCARD[Ks]")
+    greedy_turn(env)  # greedy opens and lays off what it can
+    assert env.state_record["opened"][1] and evidence(env, 0)[0] == 0
+
+
+def test_belief_worlds_keep_the_seat_information_and_favour_consistent_opponents():
+    from agents.ismcts import r51_belief_worlds
+
+    rng = np.random.default_rng(0)
+    env = rummy51_v0.raw_env()
+    env.reset(seed=5)
+    agents = [Rummy51GreedyAgent(seed=0), Rummy51GreedyAgent(seed=1)]
+    checked = 0
+    for _ in range(60):
+        name = env.agent_selection
+        seat = env.possible_agents.index(name)
+        view = SeatView(env, name)
+        if checked < 6 and env.state_record["opened"][1 - seat]:
+            rec = env.state_record
+            worlds = r51_belief_worlds(view, 64, rng)
+            uniform = view.sample_worlds(256, rng)
+            for w in worlds.states:
+                assert (w["hands"][seat] == rec["hands"][seat]).all()
+                assert (w["known"] == rec["known"]).all()
+                assert (w["hands"][1 - seat] >= rec["known"][1 - seat]).all()
+                assert w["hands"][1 - seat].sum() == rec["hands"][1 - seat].sum()
+                assert (w["m_kind"] == rec["m_kind"]).all() and w["pile_n"] == rec["pile_n"]
+            assert (worlds.masks == env.observe(name)["action_mask"]).all()
+            assert (
+                evidence(env, seat, worlds.states).mean()
+                < evidence(env, seat, uniform.states).mean()
+            )
+            checked += 1
+        env.step(agents[seat].act(env.observe(name), view))
+        if env.state_record["done"]:
+            break
+    assert checked > 0
