@@ -70,9 +70,11 @@ instant).
 **500 Rum and Rummy 51** (hooks ``"five_hundred_rum"``, ``"rummy51"``, any number of players).
 Worlds come from ``FiveHundredRumGame.sample_worlds`` / ``Rummy51Game.sample_worlds`` (the
 other players' unknown cards and the stock dealt anew, the player to act keeping a legal
-move). Rollouts and the widening prior are the compiled scoring policy of
-:mod:`agents.rum_rollouts` (meld and lay off whenever the mask allows, take the top discard
-when it melds, shed the highest card no meld wants); the seat observes the card of its own
+move; in Rummy 51 reweighted by :func:`r51_belief_worlds` against opponents who could have
+opened, or still hold a meld or a card that lays off, as ``greedy`` never does). Rollouts and
+the widening prior are the compiled scoring policy of :mod:`agents.rum_rollouts` (meld and lay
+off whenever the mask allows, take the top discard when it melds, shed the highest card no meld
+wants; in Rummy 51 close to ``greedy``'s own rules); the seat observes the card of its own
 stock draws; rewards are turned into margins (own hand reward minus the mean of the others',
 :func:`zero_sum`) and divided by :data:`RUM_SCALE` / :data:`R51_SCALE`. Under
 ``knock="always"`` the policy's melds, lay-offs, joker retrievals and "Rummy!" calls are played
@@ -106,6 +108,8 @@ paired, 256 iterations, root_k 2                   Rummy 51  150    49.0 [41.1, 
 paired, 256 iterations, win objective              Rummy 51  200    38.5 [32.0, 45.4]
 paired, 256 iterations (root_k 4)                  500 Rum   400    51.6 [46.7, 56.5]
 paired, 256 iterations, root_k 2                   500 Rum   300    55.0 [49.4, 60.6]
+rollout policy with greedy's rules, alone          Rummy 51  800    45.8 [42.3, 49.2]
+defaults with that policy                          Rummy 51  200    56.5 [49.6, 63.2]
 =================================================  ========  =====  ===================
 
 Final checks (other seeds than the runs above):
@@ -116,11 +120,12 @@ Final checks (other seeds than the runs above):
   hand. 0.099 s per searched move (p95 0.13 s), 0.070 s per decision counting the moves played
   without a search.
 - Rummy 51, ``rummy-env arena --game rummy51 --agents ismcts,greedy --deals 500 --workers 2
-  --seed 2027`` (the defaults: 256 iterations, ``root="paired"``, ``root_k=2``, and with the
-  ``unsearched`` hook ``greedy``'s own melds, lay-offs and joker retrievals): 491 wins, 509
-  losses: 49.1% [46.0, 52.2], margin +1.05 [-0.43, 2.53] penalty points per hand - even with
-  ``greedy``, not better. 0.25 s per searched move (p95 0.41 s). (Seed 7, 200 hands: 54.0%;
-  before the ``unsearched`` hook 46.0%.)
+  --seed 2028`` (the defaults: 256 iterations, ``root="paired"``, ``root_k=2``, ``greedy``'s own
+  melds, lay-offs and joker retrievals, the rollout policy with ``greedy``'s rules and the
+  belief of :func:`r51_belief_worlds`): 516 wins, 484 losses: 51.6% [48.5, 54.7], margin +0.44
+  [-1.07, 1.96] penalty points per hand - even with ``greedy``, not yet better. 0.15 s per
+  searched move (median 0.12 s, p95 0.32 s). Earlier versions on seed 2027: 49.1% [46.0, 52.2]
+  (first rollout policy), 50.4% [47.3, 53.5] (greedy's rules, no belief).
 
 The algorithm needs only ``view.sample_worlds`` and the batched game's ``masks``, ``step``,
 ``kernels.step_single`` (or the game's ``step_one``) and state records (``states["cur"]``,
