@@ -284,3 +284,15 @@ def test_arena_runs_three_player_games(tmp_path):
     assert p.wins_a + p.wins_b + p.draws + p.truncated == 6
     assert p.wins_b > p.wins_a  # greedy beats random
     assert "3 players, seats alternating" in "\n".join(notes(r))
+
+
+def test_report_wording_follows_the_game_and_the_table_size():
+    from agents.arena.report import _draws_and_margin
+
+    draws, margin = _draws_and_margin("gin_rummy", 2)
+    assert "equal points" in draws and "A's points - B's points" in margin
+    draws, margin = _draws_and_margin("five_hundred_rum", 4)
+    assert "equal top points" in draws and "mean points" in margin
+    draws, margin = _draws_and_margin("rummy51", 2)
+    assert "stock ran out" in draws and "B's penalty - A's penalty" in margin
+    assert "mean penalty" in _draws_and_margin("rummy51", 3)[1]

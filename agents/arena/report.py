@@ -72,6 +72,26 @@ def ratings_markdown(result: ArenaResult) -> str:
     return "\n".join(rows)
 
 
+def _draws_and_margin(game: str, players: int) -> tuple[str, str]:
+    """What a draw is and how the margin reads, for ``game`` with ``players`` players."""
+    if game == "rummy51":  # penalties, lower is better: wins are hands gone out / matches won
+        draws = "draws (drawn hands: the stock ran out, no winner)"
+        if players > 2:
+            return draws, "margin = B's mean penalty - A's mean penalty per game (lower is better)"
+        return draws, (
+            "margin = B's penalty - A's penalty per game (Rummy 51 penalties: lower is better)"
+        )
+    if players > 2:
+        return (
+            "draws (equal top points, e.g. Gin dead hands)",
+            "margin = (A's mean points - B's mean points) / 2 per game",
+        )
+    return "draws (equal points, e.g. Gin dead hands)", (
+        "margin = (A's points - B's points) / 2 per game (A's points in zero-sum Gin; "
+        "twice the margin is the score difference in 500 Rum)"
+    )
+
+
 def notes(result: ArenaResult) -> list[str]:
     """Definitions printed under the tables."""
     s = result.spec
@@ -85,23 +105,11 @@ def notes(result: ArenaResult) -> list[str]:
                 "same deck order for hand h of both games until a stock reshuffle in either; "
                 "later dealers follow the rules"
             )
-    draws = "draws (equal points, e.g. Gin dead hands)"
-    margin = (
-        "margin = (A's points - B's points) / 2 per game (A's points in zero-sum Gin; "
-        "twice the margin is the score difference in 500 Rum)"
-    )
-    if s.game == "rummy51":  # penalties, lower is better: wins are hands gone out / matches won
-        draws = "draws (drawn hands: the stock ran out, no winner)"
-        margin = "margin = B's penalty - A's penalty per game (Rummy 51 penalties: lower is better)"
     players = max((int(r.get("players", 2)) for r in result.records), default=2)
     seats = "seats exchanged"
     if players > 2:
         seats = f"{players} players, seats alternating A, B, A, ... then B, A, B, ..."
-        if s.game == "rummy51":
-            margin = "margin = B's mean penalty - A's mean penalty per game (lower is better)"
-        else:
-            margin = "margin = (A's mean points - B's mean points) / 2 per game"
-        draws = draws.replace("equal points", "equal top points")
+    draws, margin = _draws_and_margin(s.game, players)
     out = [
         f"game {s.game} ({opts}); {s.deals} duplicate deals per pair (2 games each, {seats}, "
         f"{dup}); seed {s.seed}",
