@@ -416,9 +416,10 @@ def r51_evidence(states, seat, thresh, out) -> None:
     have not changed since), how many of these facts ``greedy`` would never leave:
 
     - not opened, and the hand reaches the opening (``thresh`` points, a card left to discard);
-    - opened, and the hand still holds a meld, or a card (a joker too) that lays off on a table
-      meld (in the seat's play phase only on melds the seat did not lay: the seat may have
-      laid them this turn).
+    - opened, and the hand still holds a meld, or (2 players only: with more, other players
+      have changed the table since) a card, a joker too, that lays off on a table meld (in the
+      seat's play phase only on melds the seat did not lay: it may have laid them this turn;
+      a lay-off of the seat's own this turn can still open a place, an error this accepts).
 
     A turn ends with one discard, so ``pile_n - 1 + pile_draws`` turns are complete (all
     players have had one once the stock was reshuffled).
@@ -442,7 +443,7 @@ def r51_evidence(states, seat, thresh, out) -> None:
                 elif q != seat and rec.opened[q] == 1:
                     if K51.opening_reachable(h, 1, -1, room, ws):
                         n += 1
-                    for c in range(53):
+                    for c in range(53 if p_n == 2 else 0):
                         if h[c] > 0 and _fits_others(rec, c, seat, all_melds):
                             n += 1
                             break

@@ -447,6 +447,17 @@ def test_evidence_flags_a_player_who_could_have_opened_and_did_not():
     assert env.state_record["opened"][1] and evidence(env, 0)[0] == 0
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_evidence_flags_an_opened_player_who_kept_a_card_that_lays_off(players):
+    # player_0 opens with K K K and 9-10-J c but keeps the 8c, which lays off on its run
+    p0 = "Ks Kh Kd 9c Tc Jc 8c 5h 7s 3c 4h 2d 6s"
+    others = [LOOSE, "3d 5s 7c 9d Jh 2h 4c 6d 8h Qs Kd 3h 5d"][: players - 1]
+    env = deal([p0, *others], stock="2s")
+    play(env, "DRAW_STOCK", "MELD[group K: d h s]", "MELD[run c 9..J]", "DISCARD[2s]")
+    # with more players, others may have changed the table since its turn: no evidence then
+    assert evidence(env, 1)[0] == (1 if players == 2 else 0)
+
+
 def test_belief_worlds_keep_the_seat_information_and_favour_consistent_opponents():
     from agents.ismcts import r51_belief_worlds
 
