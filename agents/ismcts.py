@@ -98,7 +98,7 @@ has the commands and every run):
 setting                                            game      games  win %
 =================================================  ========  =====  ===================
 rollout policy alone (one world per decision)      500 Rum   400    40.3 [35.6, 45.2]
-rollout policy alone (one world per decision)      Rummy 51  400    38.6 [34.0, 43.5]
+first rollout policy alone (one world/decision)    Rummy 51  400    38.6 [34.0, 43.5]
 ucb, 256 iterations, no anchor                     Rummy 51  50     32.0 [20.8, 45.8]
 ucb, 256 iterations, no anchor, win objective      Rummy 51  50     26.5 [16.2, 40.3]
 ucb, 256 iterations, greedy anchor                 Rummy 51  50     24.0 [14.3, 37.4]
