@@ -255,6 +255,7 @@ def test_duplicate_deal_with_three_players_gives_every_hand_to_both_agents():
     recs = play_deal(env, Spy, ("spy_greedy", "spy_random"), seed, seeds, 100_000)
     assert [r["players"] for r in recs] == [3, 3]
     assert [r["a_seat"] for r in recs] == [0, 1]
+    assert [r["a_seats"] for r in recs] == ["0 2", "1"]
     assert recs[0]["deal_id"] == recs[1]["deal_id"] != ""
     legs = [seen[:3], seen[3:]]
     assert [[s.name for s in leg] for leg in legs] == [

@@ -186,8 +186,9 @@ def play_deal(
 
     Returns:
         Two records (legs 0 and 1) with A's point of view: ``players``, ``a_seat`` (A's first
-        seat), ``return_a``, ``return_b``, ``margin``, ``result`` (+1 A won, -1 B won, 0 draw;
-        see :func:`game_result`), and the fields of :func:`play_game`.
+        seat), ``a_seats`` (all of A's seats, space-separated), ``return_a``, ``return_b``,
+        ``margin``, ``result`` (+1 A won, -1 B won, 0 draw; see :func:`game_result`), and the
+        fields of :func:`play_game`.
 
     Raises:
         RuntimeError: if the two legs were not dealt the same cards.
@@ -206,6 +207,7 @@ def play_deal(
             "leg": leg,
             "players": n,
             "a_seat": a_seats[0],
+            "a_seats": " ".join(str(x) for x in a_seats),
             "return_a": ra,
             "return_b": rb,
             "margin": margin,

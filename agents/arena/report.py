@@ -21,6 +21,7 @@ GAME_FIELDS = (
     "agent_b",
     "players",
     "a_seat",
+    "a_seats",
     "dealer",
     "deal_id",
     "return_a",
