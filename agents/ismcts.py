@@ -485,10 +485,17 @@ def gin_belief_worlds(view: Any, n: int, rng: np.random.Generator, belief: GinBe
                 hi = mid
         beta = hi
     w = weights(beta)
-    idx = rng.choice(big.num_games, size=n, p=w / w.sum())
+    return _resample(big, rng.choice(big.num_games, size=n, p=w / w.sum()), rng)
+
+
+def _resample(big: Any, idx: np.ndarray, rng: np.random.Generator) -> Any:
+    """The worlds ``big[idx]`` (repeats allowed) as a new batch, each chosen world's stock
+    reshuffled (repeated picks differ) and given a fresh random stream.
+    """
+    n = len(idx)
     worlds = type(big)(big.config, n)
-    worlds.states[:] = s[idx]
-    pos = int(s0["deck_pos"])
+    worlds.states[:] = big.states[idx]
+    pos = int(big.states[0]["deck_pos"])
     worlds.states["deck"][:, pos:] = rng.permuted(worlds.states["deck"][:, pos:], axis=1)
     worlds.states["rng"] = rng.integers(0, 2**63, size=n, dtype=np.uint64)
     worlds.masks[:] = big.masks[idx]
@@ -498,7 +505,8 @@ def gin_belief_worlds(view: Any, n: int, rng: np.random.Generator, belief: GinBe
 R51_OVERSAMPLE = 4
 """Rummy 51 belief: uniform worlds drawn per world kept."""
 R51_NOT_OPENED = 4.0
-"""Rummy 51 belief: log-weight against each player who could have opened and did not."""
+"""Rummy 51 belief: log-weight per fact of a world ``greedy`` would never leave
+(:func:`r51_evidence`: it could have opened, or could still meld or lay off, and did not)."""
 
 
 def r51_belief_worlds(view: Any, n: int, rng: np.random.Generator) -> Any:
@@ -507,23 +515,16 @@ def r51_belief_worlds(view: Any, n: int, rng: np.random.Generator) -> Any:
     Uniform worlds give a player who has not opened a hand that reaches the 51 about as often
     as a fresh deal does, yet a player who has had a turn and did not open (``greedy`` opens as
     soon as the threshold is reachable) holds no such hand: its cards are those it kept at its
-    last turn. ``R51_OVERSAMPLE * n`` uniform worlds are drawn and ``n`` resampled with
-    log-weight ``-R51_NOT_OPENED`` per such player (:func:`r51_evidence`). Each chosen
-    world's stock is reshuffled (repeated picks differ) and gets a fresh random stream.
+    last turn; likewise an opened player keeps no meld and (2 players) no card that lays off.
+    ``R51_OVERSAMPLE * n`` uniform worlds are drawn and ``n`` resampled with log-weight
+    ``-R51_NOT_OPENED`` per such fact (:func:`r51_evidence`). Each chosen world's stock is
+    reshuffled (repeated picks differ) and gets a fresh random stream.
     """
     big = view.sample_worlds(n * R51_OVERSAMPLE, rng)
-    s = big.states
     ev = np.zeros(big.num_games, dtype=np.int64)
-    r51_evidence(s, int(view.seat), int(big.config.opening_threshold), ev)
+    r51_evidence(big.states, int(view.seat), int(big.config.opening_threshold), ev)
     w = np.exp(-R51_NOT_OPENED * (ev - ev.min()))
-    idx = rng.choice(big.num_games, size=n, p=w / w.sum())
-    worlds = type(big)(big.config, n)
-    worlds.states[:] = s[idx]
-    pos = int(s[0]["deck_pos"])
-    worlds.states["deck"][:, pos:] = rng.permuted(worlds.states["deck"][:, pos:], axis=1)
-    worlds.states["rng"] = rng.integers(0, 2**63, size=n, dtype=np.uint64)
-    worlds.masks[:] = big.masks[idx]
-    return worlds
+    return _resample(big, rng.choice(big.num_games, size=n, p=w / w.sum()), rng)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -27,11 +27,12 @@ The scores, highest first:
 (``lay[L_THRESH] >= 0``), where the generic scores lost to it:
 
 - draw: once opened, take the top discard when it takes a joker's place on the table, lays off
-  on a table meld (exactly, ``core.table.can_lay_off``) or makes a three-card meld of naturals
-  with the hand with a card left to discard; before opening, when the 51 become reachable with
-  it and not without (the exact search of the masks,
-  :func:`~rummy_env.rules.rummy51.kernels.opening_reachable`), or it makes such a meld (a
-  joker alone as partner does not count: greedy's arrangement already uses the joker);
+  on a table meld (exactly, ``core.table.can_lay_off``) or makes a three-card meld with the hand
+  (a joker may fill a place) with a card left to discard; before opening, when the 51 become
+  reachable with it and not without (the exact search of the masks,
+  :func:`~rummy_env.rules.rummy51.kernels.opening_reachable`), or it makes a three-card meld of
+  naturals with the hand (a joker alone as partner does not count: greedy's arrangement already
+  uses the joker);
 - melds: the one removing the most penalty from the hand first (a joker counts 25), and a
   joker retrieval before anything else (greedy retrieves as soon as it may);
 - discards by greedy's tiers, the highest penalty first within a tier: loose, near its own
@@ -54,7 +55,7 @@ from numba import njit
 from rummy_env.core.jmelds import NUM_TEMPLATES, TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.core.rng import randint
 from rummy_env.core.rng import random_legal as _random_legal
-from rummy_env.core.table import can_lay_off, fit_joker, fit_natural, hand_total, joker_room
+from rummy_env.core.table import can_lay_off, fits_slot, hand_total, joker_room
 from rummy_env.encodings.five_hundred_rum import PH_CALL
 from rummy_env.rules.five_hundred_rum import kernels as K500
 from rummy_env.rules.rummy51 import kernels as K51
@@ -398,12 +399,7 @@ def _fits_others(rec, c, seat, all_melds) -> bool:
     ``all_melds``)?
     """
     for m in range(rec.n_melds):
-        if not all_melds and rec.m_owner[m] == seat:
-            continue
-        if c == JOKER:
-            if fit_joker(rec, m, 0) >= 0 or fit_joker(rec, m, 1) >= 0:
-                return True
-        elif fit_natural(rec, m, c) >= 0:
+        if (all_melds or rec.m_owner[m] != seat) and fits_slot(rec, m, c):
             return True
     return False
 

@@ -135,14 +135,19 @@ def fit_joker(rec, m, e) -> int:
     return hi + 1
 
 
+@njit(cache=True, inline="always")
+def fits_slot(rec, m, c) -> bool:
+    """True if card type ``c`` (52: a joker, at either end) lays off directly on slot ``m``."""
+    if c == JOKER:
+        return fit_joker(rec, m, 0) >= 0 or fit_joker(rec, m, 1) >= 0
+    return fit_natural(rec, m, c) >= 0
+
+
 @njit(cache=True)
 def can_lay_off(rec, c) -> bool:
     """True if card type ``c`` lays off directly on some table meld."""
     for m in range(rec.n_melds):
-        if c == JOKER:
-            if fit_joker(rec, m, 0) >= 0 or fit_joker(rec, m, 1) >= 0:
-                return True
-        elif fit_natural(rec, m, c) >= 0:
+        if fits_slot(rec, m, c):
             return True
     return False
 
