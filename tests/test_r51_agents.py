@@ -58,6 +58,32 @@ def greedy_turn(env, agent=None) -> list[str]:
     return out
 
 
+class PolicyAgent:
+    """The compiled Rummy 51 rollout policy (``agents.rum_rollouts``) as an agent: it plays on a
+    world sampled from its view (its own moves depend only on what it sees).
+    """
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(0)
+
+    def act(self, observation, view) -> int:
+        from agents.ismcts import _joker_params
+        from agents.rum_rollouts import best_action
+
+        world = view.sample_worlds(1, self.rng)
+        lay, vals, pts = _joker_params(world)
+        return int(best_action(world.states[0], world.masks[0], lay, vals, pts))
+
+
+def policy_turn(env) -> list[str]:
+    """Let :class:`PolicyAgent` play the whole turn of the player to act; the action names."""
+    return greedy_turn(env, PolicyAgent())
+
+
+# greedy and the compiled policy on the same rulebook situations
+TURNS = pytest.mark.parametrize("turn", [greedy_turn, policy_turn], ids=["greedy", "policy"])
+
+
 def melds(env) -> list[str]:
     rec = env.state_record
     return [meld_text(rec, m) for m in range(int(rec["n_melds"]))]
@@ -209,15 +235,16 @@ def test_greedy_does_not_open_short_and_keeps_its_melds():
     assert {"MELD[group K: d h s]", "MELD[run c 2..6]"} <= set(acts)
 
 
-def test_greedy_takes_the_upcard_that_makes_the_opening_and_leaves_a_useless_one():
+@TURNS
+def test_takes_the_upcard_that_makes_the_opening_and_leaves_a_useless_one(turn):
     # Q Q + upcard Qs (30) and 9-10-J of hearts (29)
     p0 = "Qc Qd 9h Th Jh 2d 5s 7c 3c 4h 8d 6s Ac"
     env = deal([p0, LOOSE], upcard="Qs", stock="2s")
-    acts = greedy_turn(env)
+    acts = turn(env)
     assert acts[0] == "TAKE_DISCARD" and "MELD[group Q: c d s]" in acts
     assert env.state_record["opened"][0]
     env = deal([p0, LOOSE], upcard="5d", stock="2s")
-    assert greedy_turn(env)[0] == "DRAW_STOCK"
+    assert turn(env)[0] == "DRAW_STOCK"
 
 
 @pytest.mark.parametrize("variant", [False, True])
@@ -268,25 +295,27 @@ def test_greedy_retrieves_from_a_group_of_three():
 # -- discards -------------------------------------------------------------------------------------
 
 
-def test_greedy_discards_the_highest_card_no_one_can_use():
+@TURNS
+def test_discards_the_highest_card_no_one_can_use(turn):
     # player_0 opened with K K K (d h s) and 9-10-J c; player_1 has not opened and holds
     # Kc and Qc (they lay off on those melds) and Jh, the highest card no one can use
     p0 = "Ks Kh Kd 9c Tc Jc 2d 5h 7s 3c 4h 8d 6s"
     p1 = "Kc Qc Jh 2s 4d 6c 3h 5s 7c 9d 2h 4s 8c"
     env = deal([p0, p1], stock="3s 3d")
     play(env, "DRAW_STOCK", "MELD[group K: d h s]", "MELD[run c 9..J]", "DISCARD[8d]")
-    acts = greedy_turn(env)
+    acts = turn(env)
     assert acts == ["DRAW_STOCK", "DISCARD[Jh]"]
 
 
-def test_greedy_keeps_a_card_next_to_one_the_next_player_took():
+@TURNS
+def test_keeps_a_card_next_to_one_the_next_player_took(turn):
     # player_1 takes the Qh from the pile: player_0 then keeps the Jh (and the Qd, Qs: same
     # rank) and discards the 9s, the highest card left that player_1 cannot use
     p0 = "Jh Qd Qs 9s 2c 4d 6c 8h 3h 5s 7d 2d 4s"
     p1 = "2s 5d 7h 9h 3c 8s Ts 6d Ad 4c Kh Jc 5h"
     env = deal([p0, p1], upcard="Ac", stock="Qh 3d")
     play(env, "DRAW_STOCK", "DISCARD[Qh]", "TAKE_DISCARD", "DISCARD[3c]")
-    acts = greedy_turn(env)
+    acts = turn(env)
     assert acts == ["DRAW_STOCK", "DISCARD[9s]"]
 
 
@@ -353,37 +382,6 @@ def test_arena_counts_drawn_rummy51_hands_as_draws(tmp_path, capsys):
 # -- the compiled rollout policy (ISMCTS) on greedy's situations ----------------------------------
 
 
-def policy_turn(env) -> list[str]:
-    """Let the compiled Rummy 51 rollout policy (``agents.rum_rollouts``) play the whole turn of
-    the player to act, on a world sampled from its view (its own moves depend only on what it
-    sees); the action names.
-    """
-    from agents.ismcts import _joker_params
-    from agents.rum_rollouts import best_action
-
-    rng = np.random.default_rng(0)
-    name = env.agent_selection
-    out: list[str] = []
-    while env.agent_selection == name and not env.terminations[name]:
-        world = SeatView(env, name).sample_worlds(1, rng)
-        lay, vals, pts = _joker_params(world)
-        a = int(best_action(world.states[0], world.masks[0], lay, vals, pts))
-        assert env.observe(name)["action_mask"][a] == 1
-        out.append(env.layout.action_name(a))
-        env.step(a)
-    return out
-
-
-def test_policy_takes_the_upcard_that_makes_the_opening_and_leaves_a_useless_one():
-    p0 = "Qc Qd 9h Th Jh 2d 5s 7c 3c 4h 8d 6s Ac"
-    env = deal([p0, LOOSE], upcard="Qs", stock="2s")
-    acts = policy_turn(env)
-    assert acts[0] == "TAKE_DISCARD" and "MELD[group Q: c d s]" in acts
-    assert env.state_record["opened"][0]
-    env = deal([p0, LOOSE], upcard="5d", stock="2s")
-    assert policy_turn(env)[0] == "DRAW_STOCK"
-
-
 def test_policy_draws_when_the_upcard_only_pairs_with_its_joker():
     # the 8d would make 8d-JK-Td or 8d-9d-JK, but the joker is the only partner: greedy's free
     # arrangement gains less than the card's penalty, so both draw from the stock
@@ -405,22 +403,6 @@ def test_policy_retrieves_a_joker_before_anything_else():
     kinds = [a.split("[")[0] for a in acts]
     assert kinds[:3] == ["DRAW_STOCK", "MELD", "MELD"] and acts[3] == "RETRIEVE[0, 6]"
     assert "5h 6h 7h 8h" in melds(env)[0] and 52 not in hand(env, 1)
-
-
-def test_policy_discards_the_highest_card_no_one_can_use():
-    p0 = "Ks Kh Kd 9c Tc Jc 2d 5h 7s 3c 4h 8d 6s"
-    p1 = "Kc Qc Jh 2s 4d 6c 3h 5s 7c 9d 2h 4s 8c"
-    env = deal([p0, p1], stock="3s 3d")
-    play(env, "DRAW_STOCK", "MELD[group K: d h s]", "MELD[run c 9..J]", "DISCARD[8d]")
-    assert policy_turn(env) == ["DRAW_STOCK", "DISCARD[Jh]"]
-
-
-def test_policy_keeps_a_card_next_to_one_the_next_player_took():
-    p0 = "Jh Qd Qs 9s 2c 4d 6c 8h 3h 5s 7d 2d 4s"
-    p1 = "2s 5d 7h 9h 3c 8s Ts 6d Ad 4c Kh Jc 5h"
-    env = deal([p0, p1], upcard="Ac", stock="Qh 3d")
-    play(env, "DRAW_STOCK", "DISCARD[Qh]", "TAKE_DISCARD", "DISCARD[3c]")
-    assert policy_turn(env) == ["DRAW_STOCK", "DISCARD[9s]"]
 
 
 # -- the ISMCTS belief: opponents who meld as soon as they can ------------------------------------
