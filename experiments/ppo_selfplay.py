@@ -21,8 +21,9 @@ With ``--imitate-samples N`` the run starts by behaviour cloning: the teacher pl
 of ``num_envs`` games until ``N`` of its decisions with a choice are recorded, and the network
 learns its moves (cross-entropy) and the outcome of each decision's hand (the value head, so
 that PPO's first advantages are not noise) for ``imitate_epochs`` passes (``imitation.csv``:
-loss and agreement on held-out decisions per pass). PPO then starts from a rule-based player
-instead of a random one; the evaluation at update 0 shows where it starts.
+loss and agreement on held-out decisions per pass; the cloned agent is saved as ``imitated.pt``).
+PPO then starts from a rule-based player instead of a random one; the evaluation at update 0
+shows where it starts.
 
 Every ``eval_every`` updates the greedy policy plays ``eval_games`` games against the baseline
 (seats alternating): win rate with a 95% Wilson interval goes to ``progress.csv`` (and to
@@ -604,12 +605,13 @@ def main() -> None:
         except ImportError:  # tensorboard is optional
             pass
 
-    def save(tag: str = "") -> None:
+    def save_agent(path: Path) -> None:
         cpu_net = load_network({**meta, "state_dict": None})
-        cpu_net.load_state_dict(net.state_dict())  # agent.pt loads on any machine
-        torch.save(
-            build_checkpoint(cpu_net, {**meta, "global_step": global_step}), out / "agent.pt"
-        )
+        cpu_net.load_state_dict(net.state_dict())  # an agent file loads on any machine
+        torch.save(build_checkpoint(cpu_net, {**meta, "global_step": global_step}), path)
+
+    def save(tag: str = "") -> None:
+        save_agent(out / "agent.pt")
         torch.save(
             {
                 "config": dataclasses.asdict(cfg),
@@ -643,6 +645,7 @@ def main() -> None:
     t_start = time.time()
     if state is None and cfg.imitate_samples:
         imitate(net, cfg, teacher, dev, out)
+        save_agent(out / "imitated.pt")  # the cloned player, before PPO changes it
         net.eval()
         row0 = {"update": 0, "global_step": 0, "elapsed_s": round(time.time() - t_start, 2)}
         row0.update(evaluate(net, cfg, cfg.eval_baseline, cfg.eval_games, 10**6))

@@ -140,6 +140,15 @@ def test_ppo_selfplay_imitation_warm_start(tmp_path) -> None:
     progress = list(csv.DictReader((out / "progress.csv").open()))
     assert progress[0]["update"] == "0" and int(progress[0]["eval_games"]) == 8
     assert progress[1]["update"] == "1"
+    # the cloned player is kept as an agent file of its own
+    from agents.ppo_agent import PPOAgent
+    from rummy_env import gin_rummy_v0
+
+    env = gin_rummy_v0.env()
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    a = PPOAgent(checkpoint=str(out / "imitated.pt")).act(obs)
+    assert obs["action_mask"][a] == 1
     with pytest.raises(ValueError, match="--teacher"):
         _run("experiments/ppo_selfplay.py", "--imitate-samples", "100", "--out", str(out))
 
