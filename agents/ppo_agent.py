@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from rummy_env.wrappers.features import add_features
+from rummy_env.wrappers.features import add_features, feature_size
 
 CHECKPOINT_FORMAT = "rummy_env-ppo-v1"
 MASKED_LOGIT = -1e8
@@ -184,6 +184,20 @@ class PPOAgent:
         self.rng = np.random.default_rng(seed)
         self.gen = torch.Generator().manual_seed(int(self.rng.integers(2**31 - 1)))
 
+    def _check_shapes(self, obs_width: int, num_actions: int) -> None:
+        """A clear error when the checkpoint was trained on another game or rule set."""
+        meta = self.meta
+        if self.sb3 or "obs_size" not in meta:
+            return
+        want = int(meta["obs_size"]) - feature_size(self.features)
+        if obs_width != want or num_actions != int(meta["num_actions"]):
+            raise ValueError(
+                f"this checkpoint was trained on {meta.get('game', '?')} with options "
+                f"{meta.get('options', {})} (observations of {want} values, "
+                f"{meta['num_actions']} actions); got {obs_width} values and {num_actions} "
+                "actions: load a checkpoint trained on this game and player count"
+            )
+
     def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
         """Choose a legal action for one observation dict (``view`` is unused)."""
         obs = np.asarray(observation["observation"], dtype=np.float32)[None]
@@ -200,6 +214,7 @@ class PPOAgent:
         m = np.asarray(masks) == 1
         if not m.any(axis=1).all():
             raise ValueError("a mask has no legal action")
+        self._check_shapes(np.shape(observations)[-1], m.shape[-1])
         x = add_features(self.features, observations)
         if self.sb3:
             acts, _ = self.policy.predict(x, action_masks=m, deterministic=self.deterministic)

@@ -94,3 +94,15 @@ def test_arena_registry_plays_games(tmp_path, game: str) -> None:
     env = make_env(game, {})
     rec = play_game(env, [agent, make_agent("random", seed=1)], seed=0, max_decisions=5000)
     assert rec["decisions"] > 0  # play_game raises if a masked action is chosen
+
+
+def test_checkpoint_of_another_game_is_a_clear_error(tmp_path) -> None:
+    """A Gin Rummy checkpoint asked to play Rummy 51 says so instead of failing inside torch."""
+    path = tmp_path / "gin.pt"
+    _checkpoint(path)
+    agent = PPOAgent(checkpoint=str(path))
+    obs, mask = _states("rummy51", 4, 1)[0]
+    with pytest.raises(ValueError, match="trained on gin_rummy"):
+        agent.act_batch(obs, mask)
+    with pytest.raises(ValueError, match="trained on gin_rummy"):
+        agent.act({"observation": obs[0], "action_mask": mask[0]})
