@@ -183,19 +183,21 @@ class PPOAgent:
         self.deterministic = bool(deterministic)
         self.rng = np.random.default_rng(seed)
         self.gen = torch.Generator().manual_seed(int(self.rng.integers(2**31 - 1)))
+        # (raw observation width, actions) the network was trained on; None: not recorded
+        self._shape = None
+        if not self.sb3 and "obs_size" in self.meta:
+            raw = int(self.meta["obs_size"]) - feature_size(self.features)
+            self._shape = (raw, int(self.meta["num_actions"]))
 
     def _check_shapes(self, obs_width: int, num_actions: int) -> None:
         """A clear error when the checkpoint was trained on another game or rule set."""
-        meta = self.meta
-        if self.sb3 or "obs_size" not in meta:
-            return
-        want = int(meta["obs_size"]) - feature_size(self.features)
-        if obs_width != want or num_actions != int(meta["num_actions"]):
+        if self._shape is not None and (obs_width, num_actions) != self._shape:
+            want, n_act = self._shape
             raise ValueError(
-                f"this checkpoint was trained on {meta.get('game', '?')} with options "
-                f"{meta.get('options', {})} (observations of {want} values, "
-                f"{meta['num_actions']} actions); got {obs_width} values and {num_actions} "
-                "actions: load a checkpoint trained on this game and player count"
+                f"this checkpoint was trained on {self.meta.get('game', '?')} with options "
+                f"{self.meta.get('options', {})} (observations of {want} values, {n_act} "
+                f"actions); got {obs_width} values and {num_actions} actions: load a "
+                "checkpoint trained on this game and player count"
             )
 
     def act(self, observation: Mapping[str, Any], view: Any = None) -> int:

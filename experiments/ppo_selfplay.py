@@ -328,8 +328,7 @@ def teacher_games(
         dones.append(term | trunc)
     ret, keep = returns_to_go(rews, dones, curs, where)
     # filtered chunk by chunk: one copy of the (large) observations, not two
-    parts = np.cumsum([0] + [a.size for a in acts])
-    keeps = [keep[a:b] for a, b in zip(parts[:-1], parts[1:], strict=True)]
+    keeps = np.split(keep, np.cumsum([a.size for a in acts])[:-1])
     return (
         np.concatenate([x[k] for x, k in zip(xs, keeps, strict=True)]),
         np.concatenate([m[k] for m, k in zip(ms, keeps, strict=True)]),
@@ -366,10 +365,10 @@ def returns_to_go(
 
 def imitate(
     net: MaskedActorCritic, cfg: Config, teacher: Any, dev: torch.device, out: Path
-) -> dict[str, float]:
+) -> None:
     """Behaviour cloning warm start (``--imitate-samples``): the policy learns the teacher's
     moves, the value head the outcomes of the teacher's hands; 5% of the decisions are held
-    out to measure the agreement. Writes ``imitation.csv``; returns the last pass's row.
+    out to measure the agreement, written per pass to ``imitation.csv``.
     """
     x, mask, act, ret = teacher_games(cfg, teacher, cfg.imitate_samples, cfg.seed + 7919)
     rng = np.random.default_rng(cfg.seed)
@@ -412,7 +411,6 @@ def imitate(
         writer = csv.DictWriter(f, list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    return rows[-1]
 
 
 def plot_curve(csv_path: Path, png_path: Path, title: str) -> None:
