@@ -173,7 +173,7 @@ from rummy_env.core.rng import random_legal as _random_legal
 from rummy_env.encodings import gin_rummy as E
 from rummy_env.rules.gin_rummy import kernels as K
 
-OBJECTIVES = ("points", "win")
+OBJECTIVES = ("points", "win", "mixed")
 BELIEFS = ("evidence", "uniform")
 ROLLOUTS = ("heuristic", "random")
 ROOTS = ("halving", "paired", "ucb")
@@ -755,6 +755,22 @@ HOOKS: dict[str, GameHooks] = {
 GENERIC_HOOKS = GameHooks(_generic_rollout_actions)
 
 
+def objective_values(
+    acc: np.ndarray, objective: str, scale: float, win_weight: float = 0.5
+) -> np.ndarray:
+    """Rollout results (points per player) as search values in [-1, 1].
+
+    ``"points"``: the points divided by ``scale`` (a full win's margin), clipped; ``"win"``:
+    their sign; ``"mixed"``: ``win_weight`` times the sign plus the rest times the points.
+    """
+    points = np.clip(acc / scale, -1.0, 1.0)
+    if objective == "win":
+        return np.sign(acc)
+    if objective == "mixed":
+        return win_weight * np.sign(acc) + (1.0 - win_weight) * points
+    return points
+
+
 def zero_sum(acc: np.ndarray) -> np.ndarray:
     """(N, players) rewards as margins: each player's reward minus the mean of the others'."""
     p = acc.shape[1]
@@ -838,7 +854,11 @@ class ISMCTSAgent:
         max_depth: deepest tree level expanded (plies below the root); ``None``: unlimited.
         rollout: ``"heuristic"`` (compiled game heuristic) or ``"random"``.
         rollout_eps: fraction of heuristic rollout decisions played at random.
-        objective: ``"points"`` (hand points / largest hand score) or ``"win"`` (sign).
+        objective: ``"points"`` (hand points / largest hand score), ``"win"`` (sign) or
+            ``"mixed"`` (``win_weight * sign + (1 - win_weight) * points``: a result that
+            follows wins while the points part still separates moves whose rollouts end on
+            the same side).
+        win_weight: the sign's weight in ``objective="mixed"``, in [0, 1].
         belief: ``"evidence"`` (default: the game's belief hook, Gin: :func:`gin_belief_worlds`)
             or ``"uniform"`` (``view.sample_worlds`` as is).
         root: ``"ucb"`` (plain SO-ISMCTS, most visited root action), ``"halving"`` (sequential
@@ -875,6 +895,7 @@ class ISMCTSAgent:
         rollout: str = "heuristic",
         rollout_eps: float = 0.0,
         objective: str = "points",
+        win_weight: float = 0.5,
         belief: str = "evidence",
         root: str = "auto",
         knock: str = "always",
@@ -898,6 +919,8 @@ class ISMCTSAgent:
             raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+        if not 0.0 <= win_weight <= 1.0:
+            raise ValueError(f"win_weight must be in [0, 1], got {win_weight}")
         if knock not in KNOCKS:
             raise ValueError(f"knock must be one of {KNOCKS}, got {knock!r}")
         if root not in ROOTS and root != "auto":
@@ -919,6 +942,7 @@ class ISMCTSAgent:
         self.rollout = rollout
         self.rollout_eps = float(rollout_eps)
         self.objective = objective
+        self.win_weight = float(win_weight)
         self.belief = belief
         self.knock = knock
         self.anchor = bool(anchor)
@@ -1290,10 +1314,7 @@ class ISMCTSAgent:
             acc += self._rollout(worlds, ~ended, hands0, hooks)
         if hooks.zero_sum:
             acc = zero_sum(acc)
-        if self.objective == "win":
-            values = np.sign(acc)
-        else:
-            values = np.clip(acc / scale, -1.0, 1.0)
+        values = objective_values(acc, self.objective, scale, self.win_weight)
         for i, path in enumerate(paths):
             v = values[i]
             for node, edge in path:
@@ -1328,5 +1349,6 @@ __all__ = [
     "SearchStats",
     "gin_prior_at",
     "gin_rollout_actions",
+    "objective_values",
     "random_rollout_actions",
 ]

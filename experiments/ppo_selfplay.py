@@ -605,6 +605,15 @@ def main() -> None:
         except ImportError:  # tensorboard is optional
             pass
 
+    def log_row(row: dict[str, Any], step: int) -> None:
+        """One row to ``progress.csv`` and, when installed, to TensorBoard."""
+        writer.writerow(row)
+        csv_file.flush()
+        if tb is not None:
+            for k, v in row.items():
+                if isinstance(v, (int, float, np.floating)) and k != "global_step":
+                    tb.add_scalar(k, v, step)
+
     def save_agent(path: Path) -> None:
         cpu_net = load_network({**meta, "state_dict": None})
         cpu_net.load_state_dict(net.state_dict())  # an agent file loads on any machine
@@ -650,8 +659,7 @@ def main() -> None:
         row0 = {"update": 0, "global_step": 0, "elapsed_s": round(time.time() - t_start, 2)}
         row0.update(evaluate(net, cfg, cfg.eval_baseline, cfg.eval_games, 10**6))
         net.train()
-        writer.writerow(row0)
-        csv_file.flush()
+        log_row(row0, 0)
     # a resumed run continues on fresh games (seeded by the update count)
     obs, info = venv.reset(seed=cfg.seed + update * n)
     bar = tqdm(total=num_updates * batch_steps, initial=global_step, unit="step",
@@ -826,12 +834,7 @@ def main() -> None:
             net.eval()
             row.update(evaluate(net, cfg, cfg.eval_baseline, cfg.eval_games, 10**6 + update))
             net.train()
-        writer.writerow(row)
-        csv_file.flush()
-        if tb is not None:
-            for k, v in row.items():
-                if isinstance(v, (int, float, np.floating)) and k != "global_step":
-                    tb.add_scalar(k, v, global_step)
+        log_row(row, global_step)
         bar.update(batch_steps)
         bar.set_postfix(sps=row["sps"], win=f"{row.get('eval_win_rate', float('nan')):.3f}")
         if update % cfg.checkpoint_every == 0 or update == num_updates:

@@ -15,6 +15,7 @@ from agents.ismcts import (
     gin_belief_worlds,
     gin_hand_deadwood,
     gin_rollout_actions,
+    objective_values,
 )
 from agents.random_agent import RandomAgent
 from rummy_env import gin_rummy_v0
@@ -85,6 +86,17 @@ def test_tiny_budgets() -> None:
         assert agent.last.iterations >= 1
 
 
+def test_objective_values() -> None:
+    # rollout margins of a win by 30 points, a loss by 250 (clipped) and a drawn hand
+    acc = np.array([[30.0, -30.0], [-250.0, 250.0], [0.0, 0.0]])
+    pts = objective_values(acc, "points", 100.0)
+    np.testing.assert_allclose(pts[:, 0], [0.3, -1.0, 0.0])
+    np.testing.assert_allclose(objective_values(acc, "win", 100.0)[:, 0], [1.0, -1.0, 0.0])
+    mixed = objective_values(acc, "mixed", 100.0, win_weight=0.5)
+    np.testing.assert_allclose(mixed[:, 0], [0.65, -1.0, 0.0])
+    np.testing.assert_allclose(objective_values(acc, "mixed", 100.0, 0.0), pts)
+
+
 def test_invalid_arguments() -> None:
     with pytest.raises(ValueError):
         ISMCTSAgent(iterations=None, time_limit=None)
@@ -96,6 +108,7 @@ def test_invalid_arguments() -> None:
         {"batch_size": 0},
         {"rollout": "greedy"},
         {"objective": "margin"},
+        {"objective": "mixed", "win_weight": 1.5},
         {"belief": "oracle"},
         {"root": "puct"},
         {"knock": "never"},
