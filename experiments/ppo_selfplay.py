@@ -134,14 +134,27 @@ def baseline_name(game: str) -> str:
 
 
 def batched(agent: Any) -> Any:
-    """``f(obs, masks) -> actions`` for any agent (its ``act_batch`` when it has one)."""
+    """``f(obs, masks, game=None, rows=None) -> actions`` for any agent: the rows of
+    ``obs``/``masks`` are games ``rows`` of the batched ``game``. An agent that plays on the
+    game's states (``act_game``: the compiled ``heuristic``) needs ``game``; the others read
+    the observations (their ``act_batch`` when they have one).
+    """
+    on_game = getattr(agent, "act_game", None)
+    if on_game is not None:
+
+        def play(o: np.ndarray, m: np.ndarray, game: Any = None, rows: Any = None) -> np.ndarray:
+            if game is None:
+                raise ValueError(f"{agent.name} plays on game states, not on stored decisions")
+            return on_game(game, rows)
+
+        return play
     fn = getattr(agent, "act_batch", None)
     if fn is not None:
         params = list(inspect.signature(fn).parameters)
         if params and params[0] in ("observations", "obs"):
-            return lambda o, m: fn(o, m)
-        return lambda o, m: fn(m)
-    return lambda o, m: np.array(
+            return lambda o, m, game=None, rows=None: fn(o, m)
+        return lambda o, m, game=None, rows=None: fn(m)
+    return lambda o, m, game=None, rows=None: np.array(
         [agent.act({"observation": x, "action_mask": y}) for x, y in zip(o, m, strict=True)]
     )
 
@@ -268,7 +281,7 @@ def evaluate(
         opp_rows = np.flatnonzero((cur != seat) & ~finished)
         if opp_rows.size:
             o, m = obs["observation"][opp_rows], obs["action_mask"][opp_rows]
-            actions[opp_rows] = opp(o, m)
+            actions[opp_rows] = opp(o, m, venv.game, opp_rows)
         obs, rewards, term, trunc, info = venv.step(actions.astype(np.int64))
         ret += np.where(finished[:, None], 0.0, rewards)
         finished |= term | trunc
@@ -312,7 +325,7 @@ def teacher_games(
     kept = 0
     while kept < samples:
         cur = info["current_player"]
-        a = np.asarray(teacher(obs["observation"], obs["action_mask"]), dtype=np.int64)
+        a = np.asarray(teacher(obs["observation"], obs["action_mask"], venv.game), dtype=np.int64)
         rows = np.flatnonzero(obs["action_mask"].sum(1) > 1)
         # float16 halves the memory; observations are 0/1 flags and small fractions
         xs.append(add_features(cfg.features, obs["observation"][rows]).astype(np.float16))
@@ -566,9 +579,15 @@ def main() -> None:
     role[n_self : n_self + n_pool] = 1
     learner_seat = np.arange(n) % num_players
     baseline = batched(make_agent(cfg.baseline, seed=cfg.seed, game=cfg.game))
-    teacher = (
-        batched(make_agent(cfg.teacher, seed=cfg.seed, game=cfg.game)) if cfg.teacher else None
-    )
+    teacher = None
+    if cfg.teacher:
+        teacher_agent = make_agent(cfg.teacher, seed=cfg.seed, game=cfg.game)
+        if hasattr(teacher_agent, "act_game") and cfg.teacher_coef > 0:
+            raise ValueError(
+                f"--teacher {cfg.teacher} plays on game states, so it can label only its own "
+                "games (--imitate-samples), not stored decisions: add --teacher-coef 0"
+            )
+        teacher = batched(teacher_agent)
 
     update, global_step, elapsed0 = 0, 0, 0.0
     pool: list[dict[str, torch.Tensor]] = []
@@ -691,7 +710,8 @@ def main() -> None:
                 a[rows] = policy_actions(opp_net, x[rows], mask[rows])
             rows = np.flatnonzero(~train & (role == 2))
             if rows.size:
-                a[rows] = baseline(obs["observation"][rows], obs["action_mask"][rows])
+                o, m = obs["observation"][rows], obs["action_mask"][rows]
+                a[rows] = baseline(o, m, venv.game, rows)
             xs[t], masks[t], acts[t], curs[t], trains[t] = x, mask, a, cur, train
             score = shaping_score(cfg, x)
             if score is not None:

@@ -153,6 +153,26 @@ def test_ppo_selfplay_imitation_warm_start(tmp_path) -> None:
         _run("experiments/ppo_selfplay.py", "--imitate-samples", "100", "--out", str(out))
 
 
+def test_ppo_selfplay_compiled_heuristic(tmp_path) -> None:
+    """The compiled ``heuristic`` (it plays on the vector env's states) serves as training
+    opponent, evaluation opponent and cloning teacher; as a per-update teacher of stored
+    decisions it is refused with a message saying what to do."""
+    out = tmp_path / "heur"
+    _run("experiments/ppo_selfplay.py", "--game", "rummy51", "--num-envs", "16",
+         "--num-steps", "8", "--total-steps", "256", "--eval-games", "4", "--hidden", "16",
+         "--baseline", "heuristic", "--teacher", "heuristic", "--imitate-samples", "1500",
+         "--imitate-epochs", "2", "--teacher-coef", "0",
+         "--out", str(out), "--no-progress", "--no-tensorboard")  # fmt: skip
+    rows = list(csv.DictReader((out / "imitation.csv").open()))
+    assert len(rows) == 2 and float(rows[-1]["heldout_agreement"]) > 0.2
+    progress = list(csv.DictReader((out / "progress.csv").open()))
+    assert progress[0]["update"] == "0" and int(progress[-1]["eval_games"]) == 4
+    with pytest.raises(ValueError, match="--teacher-coef 0"):
+        _run("experiments/ppo_selfplay.py", "--game", "rummy51", "--teacher", "heuristic",
+             "--total-steps", "64", "--num-envs", "8", "--out", str(out / "x"),
+             "--no-progress", "--no-tensorboard")  # fmt: skip
+
+
 def test_rule_based_baseline_of_each_game() -> None:
     """Each game is evaluated against its own rule-based agent, resolved for that game."""
     from agents.arena.registry import make_agent

@@ -36,6 +36,10 @@ AGENTS: dict[str, AgentEntry] = {
     "openspiel": AgentEntry(
         "agents.openspiel_bot:OpenSpielSimpleBot", doc="OpenSpiel's simple Gin bot (Gin)"
     ),
+    "heuristic": AgentEntry(
+        "agents.heuristic:HeuristicAgent",
+        doc="ISMCTS's compiled rollout policy, batched over games (fast training opponent)",
+    ),
     "greedy": AgentEntry(
         "agents.rum_greedy:FiveHundredGreedyAgent",
         doc="melds asap, deep takes that pay, calls Rummy!, safe discards (500 Rum)",
