@@ -110,6 +110,7 @@ paired, 256 iterations (root_k 4)                  500 Rum   400    51.6 [46.7, 
 paired, 256 iterations, root_k 2                   500 Rum   300    55.0 [49.4, 60.6]
 rollout policy with greedy's rules, alone          Rummy 51  800    45.8 [42.3, 49.2]
 defaults with that policy                          Rummy 51  200    56.5 [49.6, 63.2]
+defaults, mixed objective (win_weight 0.5)        Rummy 51  1000   49.0 [45.9, 52.1]
 =================================================  ========  =====  ===================
 
 Final checks (other seeds than the runs above):
