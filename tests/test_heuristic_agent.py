@@ -79,3 +79,18 @@ def test_errors() -> None:
 
     with pytest.raises(ValueError, match="canasta"):
         agent.act(obs, Other())
+
+
+def test_single_agent_wrapper_opponent() -> None:
+    """As a named opponent of the Gymnasium wrapper (it acts through the seat's view)."""
+    from rummy_env.wrappers import RummySingleAgentEnv
+
+    env = RummySingleAgentEnv("rummy51", opponents="heuristic")
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    done, steps = False, 0
+    while not done and steps < 500:
+        legal = np.flatnonzero(env.action_masks())
+        obs, reward, term, trunc, info = env.step(int(rng.choice(legal)))
+        done, steps = term or trunc, steps + 1
+    assert done
