@@ -143,7 +143,7 @@ def fits_table(rec, x) -> bool:
 
 
 @njit(cache=True)
-def _closeness(hand, c) -> int:
+def closeness(hand, c) -> int:
     """How much card ``c`` belongs with the rest of the hand (near-melds it would break)."""
     if c == JOKER:
         return 0
@@ -250,10 +250,10 @@ def _r51_discard_score(rec, c, hand, vals) -> float:
     elif (
         can_lay_off(rec, c)
         or K51.can_retrieve_with(rec, c)
-        or _closeness(rec.known[_next_player(rec)], c) > 0
+        or closeness(rec.known[_next_player(rec)], c) > 0
     ):
         tier = 2
-    elif _closeness(hand, c) > 0:
+    elif closeness(hand, c) > 0:
         tier = 1
     else:
         tier = 0
@@ -300,13 +300,13 @@ def score_action(rec, a, lay, vals, tpl_pts, hand, can_lay) -> float:
         c = a - lay[L_DISCARD]
         if lay[L_THRESH] >= 0:
             return _r51_discard_score(rec, c, hand, vals)
-        s = -100.0 + vals[c] - CLOSE_W * _closeness(hand, c)
+        s = -100.0 + vals[c] - CLOSE_W * closeness(hand, c)
         if c == JOKER:
             s -= 150.0
         else:
             if fits_table(rec, c):
                 s -= TABLE_W
-            s -= NEXT_W * _closeness(rec.known[_next_player(rec)], c)
+            s -= NEXT_W * closeness(rec.known[_next_player(rec)], c)
             if melds_with_hand(hand, c):
                 s -= 40.0
         return s
@@ -508,6 +508,7 @@ def r51_params(config, layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 __all__ = [
     "best_action",
+    "closeness",
     "fits_table",
     "melds_with_hand",
     "r51_params",
