@@ -32,24 +32,25 @@ import numpy as np
 
 from agents.base import legal_actions
 
-HEURISTIC_GAMES = ("gin_rummy", "five_hundred_rum", "rummy51")
-
 
 def _hooks(game: str) -> Any:
-    from agents.ismcts import HOOKS
+    from agents.ismcts import HOOKS  # every game of the suite has a compiled heuristic there
 
-    if game not in HEURISTIC_GAMES:
-        raise ValueError(f"no heuristic policy for game {game!r}; games: {HEURISTIC_GAMES}")
+    if game not in HOOKS:
+        raise ValueError(f"no heuristic policy for game {game!r}; games: {tuple(HOOKS)}")
     return HOOKS[game]
 
 
 def game_name(game: Any) -> str:
-    """The registry name of a batched game object (``GinRummyGame`` -> ``"gin_rummy"``)."""
-    return {
-        "GinRummyGame": "gin_rummy",
-        "FiveHundredRumGame": "five_hundred_rum",
-        "Rummy51Game": "rummy51",
-    }.get(type(game).__name__, type(game).__name__)
+    """The suite's name of a batched game object (``GinRummyGame`` -> ``"gin_rummy"``), from
+    :data:`rummy_env.games.GAMES`; the class name for any other object.
+    """
+    from rummy_env.games import GAMES
+
+    for name, (_, cls) in GAMES.items():
+        if isinstance(game, cls):
+            return name
+    return type(game).__name__
 
 
 class HeuristicAgent:
@@ -92,4 +93,4 @@ class HeuristicAgent:
         return actions if rows is None else actions[rows]
 
 
-__all__ = ["HEURISTIC_GAMES", "HeuristicAgent", "game_name"]
+__all__ = ["HeuristicAgent", "game_name"]

@@ -49,6 +49,7 @@ FEATURES = ("none", "gin_deadwood", "joker_cards")
 """Names accepted by :func:`feature_size` and :func:`add_features`."""
 
 _GIN_FEATURES = 106  # 52 per-discard, now, best after taking, 52 take-gain plane
+_JOKER_GAMES = ("five_hundred_rum", "rummy51")
 _JOKER_FEATURES = 6 * 52  # melds, own closeness, next's closeness, table fit, top, top melds
 _JOKER_PIECES = ("hand", "pile_sequence", "known", "meld_kind", "meld_cards", "meld_jokers",
                  "meld_ends")  # fmt: skip
@@ -135,12 +136,10 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
             GROUP_NOPT, SPREAD,
         )  # fmt: skip
     elif name == "joker_cards":
-        game, layout = joker_layout(x2.shape[1])
-        offs = np.array([layout.offset(n) for n in _JOKER_PIECES], np.int64)
+        offs, max_melds, retrieve = _joker_args(x2.shape[1])
         _joker_card_features(
-            np.ascontiguousarray(x2), out[:, x2.shape[1] :], offs, layout.max_melds,
-            game == "rummy51",
-        )  # fmt: skip
+            np.ascontiguousarray(x2), out[:, x2.shape[1] :], offs, max_melds, retrieve
+        )
     return out[0] if single else out
 
 
@@ -178,6 +177,16 @@ def joker_layout(width: int) -> tuple[str, object]:
                           for g, lay in hit)  # fmt: skip
         raise ValueError(f"joker_cards cannot tell apart observations {width} wide: {which}")
     return hit
+
+
+@cache
+def _joker_args(width: int) -> tuple[np.ndarray, int, bool]:
+    """The kernel's arguments for observations of ``width``, worked out once (a training loop
+    adds the features at every step): piece offsets, table slots, joker retrieval.
+    """
+    game, layout = joker_layout(width)
+    offs = np.array([layout.offset(n) for n in _JOKER_PIECES], np.int64)
+    return offs, layout.max_melds, game == "rummy51"
 
 
 @njit(cache=True)
@@ -250,13 +259,13 @@ def card_layout(
         features: the feature set appended to the observation.
         obs_size: size of the raw observation (without features).
     """
-    if game in ("five_hundred_rum", "rummy51") and features == "joker_cards":
+    if game in _JOKER_GAMES and features == "joker_cards":
         _, layout = joker_layout(obs_size)
         planes = [layout.offset(n) for n in ("hand", "known", "pile_counts")]
         planes += [obs_size + 52 * k for k in range(6)]
         # DISCARD[c] (naturals; the joker's discard is left to the trunk); taking the top
-        # discard is about the card of the top-discard plane
-        take = layout.take_base if game == "five_hundred_rum" else 1
+        # discard (500 Rum: depth 0) is about the card of the top-discard plane
+        take = layout.take_base if game == "five_hundred_rum" else layout.take_discard
         return planes, [layout.discard_base], [(take, obs_size + 208)]
     if game != "gin_rummy":
         return [], [], []
@@ -272,7 +281,7 @@ def default_features(game: str) -> str:
     """The feature set used by default for ``game``."""
     if game == "gin_rummy":
         return "gin_deadwood"
-    return "joker_cards" if game in ("five_hundred_rum", "rummy51") else "none"
+    return "joker_cards" if game in _JOKER_GAMES else "none"
 
 
 __all__ = [
