@@ -319,6 +319,16 @@ def test_keeps_a_card_next_to_one_the_next_player_took(turn):
     assert acts == ["DRAW_STOCK", "DISCARD[9s]"]
 
 
+@TURNS
+def test_a_second_copy_of_a_card_does_not_make_it_near(turn):
+    # the two Qs cannot meet in one meld (two decks: a group needs other suits, a run other
+    # ranks), so both are loose like the 9h and, the higher, the Qs goes first; every other
+    # card (and the 7s drawn) is near another of the hand
+    p0 = "Qs Qs 9h 2c 3c 5d 6d 2h 3h 4s 5s 7c 8c"
+    env = deal([p0, LOOSE], upcard="Kd", stock="7s")
+    assert turn(env) == ["DRAW_STOCK", "DISCARD[Qs]"]
+
+
 def test_near():
     assert near(*parse_cards("5h 5c")) and not near(*parse_cards("5h 5h"))
     assert near(*parse_cards("5h 7h")) and not near(*parse_cards("5h 8h"))
