@@ -874,7 +874,9 @@ class ISMCTSAgent:
             ends the hand, play it at once) or ``"search"`` (knocking is one of the searched
             moves).
         anchor: start the root's candidate order with the move of the game's rule-based agent
-            (the ``anchor`` hook; 500 Rum and Rummy 51: ``greedy``), so the search refines it.
+            (``True``: the ``anchor`` hook; 500 Rum and Rummy 51: ``greedy``), so the search
+            refines it; or the arena registry's name of the agent to use instead (a spec such
+            as ``"greedy_plus"``, built for the game searched); ``False``: none.
         seed: seed of the agent's generator (worlds and everything random in the search).
         name: the agent's name in reports.
 
@@ -900,7 +902,7 @@ class ISMCTSAgent:
         belief: str = "evidence",
         root: str = "auto",
         knock: str = "always",
-        anchor: bool = True,
+        anchor: bool | str = True,
         root_k: int | None = None,
         paired_z: float = 1.0,
         seed: int | None = None,
@@ -946,7 +948,11 @@ class ISMCTSAgent:
         self.win_weight = float(win_weight)
         self.belief = belief
         self.knock = knock
-        self.anchor = bool(anchor)
+        if isinstance(anchor, str):
+            from agents.arena.registry import check_spec
+
+            check_spec(anchor)
+        self.anchor: bool | str = anchor if isinstance(anchor, str) else bool(anchor)
         if root_k is not None and root_k < 1:
             raise ValueError(f"root_k must be at least 1, got {root_k}")
         self.paired_z = float(paired_z)
@@ -1020,11 +1026,18 @@ class ISMCTSAgent:
             return None
         game = getattr(view, "game", "")
         hooks = HOOKS.get(game, GENERIC_HOOKS)
-        if hooks.anchor is None:
-            return None
         if game not in self._anchors:
-            self._anchors[game] = hooks.anchor(int(self.rng.integers(2**31)))
-        return int(self._anchors[game].act(observation, view))
+            seed = int(self.rng.integers(2**31))
+            if isinstance(self.anchor, str):
+                from agents.arena.registry import make_agent
+
+                self._anchors[game] = make_agent(self.anchor, seed, game=game)
+            elif hooks.anchor is not None:
+                self._anchors[game] = hooks.anchor(seed)
+            else:
+                self._anchors[game] = None
+        agent = self._anchors[game]
+        return None if agent is None else int(agent.act(observation, view))
 
     # -- search -----------------------------------------------------------------------------
     def search(self, view: Any, legal: np.ndarray, first: int | None = None) -> int:

@@ -342,19 +342,58 @@ def _one_hot(x: np.ndarray) -> int:
 # The agent
 
 
+TAKE_GAINS = ("penalty", "any")
+
+
+def links(hand: list[int], c: int) -> int:
+    """How strongly natural ``c`` is tied to the rest of the hand: 2 for each other card of its
+    rank (another suit) or of its suit one rank away, 1 for each of its suit two ranks away
+    (the ace next to the 2 and the king); a second copy of ``c`` does not count.
+    """
+    s, r = divmod(c, 13)
+    t = 0
+    for x in range(52):
+        if hand[x] and x != c and near(c, x):
+            gap = abs(x % 13 - r)
+            gap = min(gap, 13 - gap) if 0 in (r, x % 13) else gap
+            t += 1 if x // 13 == s and gap == 2 else 2
+    return t
+
+
 class Rummy51GreedyAgent:
     """Greedy Rummy 51 player (rules in the module docstring).
+
+    Two options change its rules (the defaults are the rules above; both changed:
+    ``greedy_plus`` in the arena registry):
 
     Args:
         seed: seed of the generator that breaks ties between equally ranked discards.
         node_limit: meld planner search nodes per plan.
+        take_gain: what a top discard must add to the turn's plan (or, the opening out of
+            reach, to the free arrangement) to be taken: ``"penalty"`` (at least its own
+            penalty) or ``"any"`` (more than nothing).
+        near_order: within the tier of cards near its own, throw the card with the fewest
+            :func:`links` first (then the highest penalty) instead of the highest penalty.
+
+    Raises:
+        ValueError: for an unknown ``take_gain``.
     """
 
     name = "greedy"
 
-    def __init__(self, seed: int | None = None, node_limit: int = 3000) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        node_limit: int = 3000,
+        take_gain: str = "penalty",
+        near_order: bool = False,
+    ) -> None:
+        if take_gain not in TAKE_GAINS:
+            raise ValueError(f"take_gain must be one of {TAKE_GAINS}, got {take_gain!r}")
         self.rng = np.random.default_rng(seed)
         self.planner = Rummy51Planner(node_limit)
+        self.take_gain = take_gain
+        self.near_order = bool(near_order)
 
     def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
         """Choose a legal action.
@@ -438,12 +477,13 @@ class Rummy51GreedyAgent:
         p1 = self._plan(with_d, self._table, d, oblig)
         v0 = p0.points if p0 is not None and (self._opened or p0.steps) else None
         v1 = p1.points if p1 is not None and (self._opened or p1.steps) else None
+        need = PENALTY[d] if self.take_gain == "penalty" else 1  # gains are whole points
         if v1 is not None:
-            return v0 is None or v1 - v0 >= PENALTY[d]
+            return v0 is None or v1 - v0 >= need
         if v0 is not None:
             return False
         f0, f1 = self._free(hand), self._free(with_d, d)
-        return f0 is not None and f1 is not None and f1.points - f0.points >= PENALTY[d]
+        return f0 is not None and f1 is not None and f1.points - f0.points >= need
 
     # -- play ------------------------------------------------------------------------------------
 
@@ -538,7 +578,11 @@ class Rummy51GreedyAgent:
             h - x for h, x in zip(self._hand, free.left, strict=True)
         ]  # fmt: skip
         nxt = self._next_known()
-        keys = [(self._tier(c, protected, nxt), -PENALTY[c]) for c in cands]
+        keys = []
+        for c in cands:
+            tier = self._tier(c, protected, nxt)
+            tie = links(self._hand, c) if self.near_order and tier == 1 else 0
+            keys.append((tier, tie, -PENALTY[c]))
         best = min(keys)
         ties = [c for c, k in zip(cands, keys, strict=True) if k == best]
         c = ties[int(self.rng.integers(len(ties)))] if len(ties) > 1 else ties[0]
@@ -560,4 +604,12 @@ class Rummy51GreedyAgent:
         return 0
 
 
-__all__ = ["Rummy51GreedyAgent", "Rummy51Planner", "infer_layout", "meld_points", "near"]
+__all__ = [
+    "TAKE_GAINS",
+    "Rummy51GreedyAgent",
+    "Rummy51Planner",
+    "infer_layout",
+    "links",
+    "meld_points",
+    "near",
+]

@@ -325,6 +325,32 @@ def test_paired_root_keeps_the_anchor_without_evidence(game: str) -> None:
     assert searched > 0 and (unsearched > 0) == (game == "rummy51")
 
 
+def test_anchor_by_registry_name() -> None:
+    """``anchor="greedy_plus"`` builds that registry agent for the game searched, and with an
+    impossible margin to beat every searched move is its move."""
+    from agents.r51_greedy import Rummy51GreedyAgent
+
+    with pytest.raises(ValueError, match="unknown agent 'nope'"):
+        ISMCTSAgent(anchor="nope")
+    env = _joker_env("rummy51", {})
+    env.reset(seed=4)
+    agent = ISMCTSAgent(iterations=16, batch_size=8, paired_z=1e9, anchor="greedy_plus", seed=0)
+    searched = 0
+    for _ in range(40):
+        if env.state_record["done"]:
+            break
+        name = env.agent_selection
+        n = len(agent.move_seconds)
+        a = agent.act(env.observe(name), SeatView(env, name))
+        if len(agent.move_seconds) > n:
+            searched += 1
+            assert a == agent.last.first
+        env.step(a)
+    built = agent._anchors["rummy51"]
+    assert isinstance(built, Rummy51GreedyAgent) and searched > 0
+    assert (built.take_gain, built.near_order) == ("any", True)
+
+
 @pytest.mark.parametrize(
     ("game", "expected"),
     [("gin_rummy", (1000, "ucb", 4)), ("rummy51", (256, "paired", 2)), ("x", (1000, "ucb", 4))],

@@ -13,7 +13,7 @@ import pytest
 from agents.arena.play import game_result, play_game
 from agents.arena.registry import make_agent
 from agents.base import SeatView
-from agents.r51_greedy import Rummy51GreedyAgent, near
+from agents.r51_greedy import Rummy51GreedyAgent, links, near
 from agents.random_agent import RandomAgent
 from agents.rum_greedy import FiveHundredGreedyAgent
 from rummy_env import rummy51_v0
@@ -327,6 +327,29 @@ def test_a_second_copy_of_a_card_does_not_make_it_near(turn):
     p0 = "Qs Qs 9h 2c 3c 5d 6d 2h 3h 4s 5s 7c 8c"
     env = deal([p0, LOOSE], upcard="Kd", stock="7s")
     assert turn(env) == ["DRAW_STOCK", "DISCARD[Qs]"]
+
+
+def test_greedy_options_take_any_gain_and_order_near_cards_by_links():
+    # 9c 9h 9s or 7h 8h 9h Th (one 9h): the Th adds 34 - 27 = 7 to the free arrangement, less
+    # than its penalty, so greedy draws and take_gain="any" takes it
+    p0 = "9c 9h 9s 7h 8h 2c 4d 6s Qd 3s Kc 5d Ad"
+    env = deal([p0, LOOSE], upcard="Th", stock="2s")
+    assert greedy_turn(env)[0] == "DRAW_STOCK"
+    env = deal([p0, LOOSE], upcard="Th", stock="2s")
+    assert greedy_turn(env, Rummy51GreedyAgent(seed=0, take_gain="any"))[0] == "TAKE_DISCARD"
+    # every card is near another (no meld, nothing unsafe): greedy throws the highest penalty,
+    # the Ts; near_order throws from the cards with the fewest links, 3d and 5d (each only two
+    # ranks from the other), the higher
+    p0 = "9s Ts 3d 5d 2c 2h 7c 8c 6h 6s 4s 4h 8d"
+    held = np.bincount(cards("9s Ts 3d 5d 5d"), minlength=53).tolist()
+    assert [links(held, c) for c in parse_cards("Ts 5d")] == [2, 1]  # the second 5d is no link
+    env = deal([p0, LOOSE], upcard="Kc", stock="7h")
+    assert greedy_turn(env) == ["DRAW_STOCK", "DISCARD[Ts]"]
+    env = deal([p0, LOOSE], upcard="Kc", stock="7h")
+    plus = make_agent("greedy_plus", 0, game="rummy51")
+    assert greedy_turn(env, plus) == ["DRAW_STOCK", "DISCARD[5d]"]
+    with pytest.raises(ValueError, match="take_gain"):
+        Rummy51GreedyAgent(take_gain="all")
 
 
 def test_near():

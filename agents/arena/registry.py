@@ -53,6 +53,11 @@ GAME_AGENTS: dict[str, dict[str, AgentEntry]] = {
             "agents.r51_greedy:Rummy51GreedyAgent",
             doc="opens asap, builds, retrieves jokers, safe discards (Rummy 51)",
         ),
+        "greedy_plus": AgentEntry(
+            "agents.r51_greedy:Rummy51GreedyAgent",
+            {"take_gain": "any", "near_order": True},
+            doc="greedy taking any discard that helps, near cards by links (Rummy 51)",
+        ),
     },
 }
 """Per-game agents: for that game, a name here replaces the entry of :data:`AGENTS`."""
@@ -127,6 +132,18 @@ def resolve(spec: str, game: str | None = None) -> AgentEntry:
     return AgentEntry(entry.target, {**entry.kwargs, **kwargs}, entry.doc)
 
 
+def check_spec(spec: str) -> None:
+    """Check that an agent spec names a registered agent (of any game) or a ``module:Class``.
+
+    Raises:
+        ValueError: for an unknown name or a malformed spec.
+    """
+    name, _ = parse_spec(spec)
+    names = set(AGENTS).union(*(set(g) for g in GAME_AGENTS.values()))
+    if name not in names and ":" not in name:
+        raise ValueError(f"unknown agent {name!r}; available: {', '.join(sorted(names))}")
+
+
 def make_agent(name: str, seed: int | None = None, game: str | None = None) -> Any:
     """Build the agent of a spec (``name`` or ``name@key=value...``) with a seed, for ``game``
     (its own entry of the name, if any).
@@ -147,6 +164,7 @@ __all__ = [
     "AGENTS",
     "GAME_AGENTS",
     "AgentEntry",
+    "check_spec",
     "make_agent",
     "parse_spec",
     "register_agent",
