@@ -111,6 +111,9 @@ paired, 256 iterations, root_k 2                   500 Rum   300    55.0 [49.4, 
 rollout policy with greedy's rules, alone          Rummy 51  800    45.8 [42.3, 49.2]
 defaults with that policy                          Rummy 51  200    56.5 [49.6, 63.2]
 defaults, mixed objective (win_weight 0.5)        Rummy 51  1000   49.0 [45.9, 52.1]
+defaults, max_depth 1 (no tree below the root)     Rummy 51  1000   49.3 [46.2, 52.4]
+defaults, rollouts with greedy's near              Rummy 51  1000   49.6 [46.5, 52.7]
+defaults, anchor="greedy_plus"                     Rummy 51  3000   51.0 [49.2, 52.8]
 =================================================  ========  =====  ===================
 
 Final checks (other seeds than the runs above):

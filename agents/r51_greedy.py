@@ -54,6 +54,16 @@ agent is deterministic given its seed):
 3. it belongs to the free arrangement (never break a meld it could still lay);
 4. a joker.
 
+**Options** (off by default, both on in the arena's ``greedy_plus``): ``take_gain="any"``
+takes the top discard whenever it adds anything to the turn's plan (or to the free
+arrangement), not only when it adds its own penalty; ``near_order=True`` throws, within tier
+1, the card with the fewest :func:`links` to the rest of the hand first. Against the default
+rules (1,000 duplicate deals each, ``rummy-env arena --game rummy51 --agents
+greedy_plus,greedy --deals 1000 --workers 2 --seed S``) ``greedy_plus`` won 51.4% (seed 31),
+51.8% (seed 32) and 53.2% [51.0, 55.4] (seed 33) of the decisive hands: 52.1% of 5,995,
+Wilson 95% [50.9, 53.4]. Removing one of the default rules costs more (never taking the
+discard: 38.5%; no tier 1: 44.8%; tiers 1 and 2 swapped: 46.5%; ``results/ARENA.md``).
+
 Example:
     >>> from rummy_env import rummy51_v0
     >>> from agents.base import SeatView
