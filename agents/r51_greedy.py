@@ -153,12 +153,13 @@ def near(a: int, b: int) -> bool:
     sb, rb = divmod(b, 13)
     if ra == rb:
         return sa != sb
-    if sa != sb:
-        return False
+    return sa == sb and rank_gap(ra, rb) <= 2
+
+
+def rank_gap(ra: int, rb: int) -> int:
+    """Ranks between ``ra`` and ``rb`` within a suit, the ace (0) next to both the 2 and the K."""
     gap = abs(ra - rb)
-    if 0 in (ra, rb):
-        gap = min(gap, 13 - gap)
-    return gap <= 2
+    return min(gap, 13 - gap) if 0 in (ra, rb) else gap
 
 
 class Rummy51Planner(MeldPlanner):
@@ -364,9 +365,7 @@ def links(hand: list[int], c: int) -> int:
     t = 0
     for x in range(52):
         if hand[x] and x != c and near(c, x):
-            gap = abs(x % 13 - r)
-            gap = min(gap, 13 - gap) if 0 in (r, x % 13) else gap
-            t += 1 if x // 13 == s and gap == 2 else 2
+            t += 1 if x // 13 == s and rank_gap(r, x % 13) == 2 else 2
     return t
 
 

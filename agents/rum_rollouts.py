@@ -251,16 +251,7 @@ def near_other(hand, c) -> bool:
     """Is a natural of the hand other than a copy of ``c`` near it (``greedy``'s ``near``: same
     rank and another suit, or same suit at most two ranks apart, the ace next to 2 and K)?
     """
-    r = c % 13
-    s = c // 13
-    for s2 in range(4):
-        if s2 != s and hand[s2 * 13 + r] > 0:
-            return True
-    for d in (-2, -1, 1, 2):
-        for k in range(2 if r == 0 else 1):
-            if _has_pos(hand, s, (r if k == 0 else 13) + d):
-                return True
-    return False
+    return closeness(hand, c) > (4 if hand[c] > 1 else 0)  # closeness counts a copy as 4
 
 
 @njit(cache=True)
