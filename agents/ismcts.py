@@ -79,8 +79,10 @@ stock draws; rewards are turned into margins (own hand reward minus the mean of 
 :func:`zero_sum`) and divided by :data:`RUM_SCALE` / :data:`R51_SCALE`. Under
 ``knock="always"`` the policy's melds, lay-offs, joker retrievals and "Rummy!" calls are played
 without a search, at the root and inside the tree (the ``forced`` hook), so the budget goes to
-draws and discards (in Rummy 51 with an anchor, the root plays ``greedy``'s own melds, lay-offs
-and retrievals instead: the ``unsearched`` hook). With ``anchor=True`` (default) the game's
+draws and discards (in Rummy 51 with an anchor, the root plays the anchor's own melds,
+lay-offs and retrievals instead, and when the anchor declines to meld now - ``greedy_plus``
+keeps new melds in hand - the root does not search melding either: the ``unsearched`` hook).
+With ``anchor=True`` (default) the game's
 ``greedy`` agent's move leads the root's candidates; ``root="paired"`` then compares it with the
 next ``root_k - 1`` candidates of the prior on common determinizations and departs from it only
 when a candidate beats it by ``paired_z`` standard errors of the paired differences. Plain UCB at
@@ -574,7 +576,8 @@ class GameHooks:
         unsearched: ``(game, i, action) -> bool``: is ``action`` (the anchor's move in world
             ``i``) of the kind ``forced`` plays without a search (Rummy 51: a meld, lay-off or
             joker retrieval)? With an anchor, such a move of the anchor is played as is at the
-            root, in place of the ``forced`` hook's.
+            root, in place of the ``forced`` hook's; when the anchor's move is another kind (it
+            declines to meld now), the root's candidates leave such moves out.
         defaults: the search settings ``ISMCTSAgent`` uses when left at ``"auto"``:
             ``iterations``, ``root``, ``root_k`` (the best measured for the game).
     """
@@ -1053,10 +1056,16 @@ class ISMCTSAgent:
         scale = float(hooks.reward_scale(view.config))
         root = _Node(seat)
         if first is not None:
-            if hooks.prior is not None:
-                order = self._rank(hooks.prior(self._worlds(view, 1, hooks), 0), legal)
-            else:
-                order = legal
+            world = self._worlds(view, 1, hooks)
+            order = self._rank(hooks.prior(world, 0), legal) if hooks.prior is not None else legal
+            if (
+                self.knock == "always"
+                and hooks.unsearched is not None
+                and not hooks.unsearched(world, 0, first)
+            ):
+                # the anchor declined to meld or lay off now: the root weighs draws and
+                # discards only, so the meld timing stays the anchor's
+                order = order[[not hooks.unsearched(world, 0, int(a)) for a in order]]
             root.ranked[legal.tobytes()] = np.concatenate([[first], order[order != first]]).astype(
                 legal.dtype
             )

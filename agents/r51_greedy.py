@@ -354,6 +354,7 @@ def _one_hot(x: np.ndarray) -> int:
 
 
 TAKE_GAINS = ("penalty", "any")
+JOKER_LAYOFFS = ("always", "out")
 
 
 def links(hand: list[int], c: int) -> int:
@@ -383,9 +384,17 @@ class Rummy51GreedyAgent:
             penalty) or ``"any"`` (more than nothing).
         near_order: within the tier of cards near its own, throw the card with the fewest
             :func:`links` first (then the highest penalty) instead of the highest penalty.
+        joker_layoff: when to lay a joker off onto the table: ``"always"`` (whenever the plan
+            does) or ``"out"`` (only in the turn it goes out: a joker on the table is one the
+            next player may retrieve).
+        hold_melds: once opened, keep new melds in hand (laying them only in the turn it goes
+            out) while every other player still in the hand holds more than this many cards;
+            ``None``: never hold (lay every meld of the plan at once). Lay-offs of naturals
+            are not held.
 
     Raises:
-        ValueError: for an unknown ``take_gain``.
+        ValueError: for an unknown ``take_gain`` or ``joker_layoff``, or a negative
+            ``hold_melds``.
     """
 
     name = "greedy"
@@ -396,13 +405,21 @@ class Rummy51GreedyAgent:
         node_limit: int = 3000,
         take_gain: str = "penalty",
         near_order: bool = False,
+        joker_layoff: str = "always",
+        hold_melds: int | None = None,
     ) -> None:
         if take_gain not in TAKE_GAINS:
             raise ValueError(f"take_gain must be one of {TAKE_GAINS}, got {take_gain!r}")
+        if joker_layoff not in JOKER_LAYOFFS:
+            raise ValueError(f"joker_layoff must be one of {JOKER_LAYOFFS}, got {joker_layoff!r}")
+        if hold_melds is not None and (isinstance(hold_melds, bool) or int(hold_melds) < 0):
+            raise ValueError(f"hold_melds must be None or a count >= 0, got {hold_melds!r}")
         self.rng = np.random.default_rng(seed)
         self.planner = Rummy51Planner(node_limit)
         self.take_gain = take_gain
         self.near_order = bool(near_order)
+        self.joker_layoff = joker_layoff
+        self.hold_melds = None if hold_melds is None else int(hold_melds)
 
     def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
         """Choose a legal action.
@@ -516,16 +533,36 @@ class Rummy51GreedyAgent:
             return self._best_retrieval(retrievals, taken)
         oblig = _one_hot(self._parts["obligation"])
         plan = self._plan(self._hand, self._table, taken, oblig)
+        # what the options hold back, unless the plan goes out (or a retrieved joker is owed)
+        out = plan is not None and sum(plan.left) <= 1
+        free = out or self._parts["owed_jokers"][0] > 0
+        keep_joker = self.joker_layoff == "out" and not free
+        keep_melds = not free and self._holding()
         if plan is not None:
             for step in plan.steps:
+                if (step[0] == "joker" and keep_joker) or (step[0] == "meld" and keep_melds):
+                    continue
                 a = self._step_action(step)
                 if 0 <= a < mask.shape[0] and mask[a]:
                     return a
-        places = [int(a) for a in self._legal if lay.meld_base <= a < lay.retrieve_base]
+        lo = lay.layoff_base if keep_melds else lay.meld_base
+        hi = lay.joker_base if keep_joker else lay.retrieve_base
+        places = [int(a) for a in self._legal if lo <= a < hi]
         if places:
             gains = [self._placement_gain(a) for a in places]
             return places[int(np.argmax(gains))]
         return self._discard()
+
+    def _holding(self) -> bool:
+        """Does ``hold_melds`` keep this turn's new melds in hand (opened, and every other
+        player still in the hand holding more than ``hold_melds`` cards)?
+        """
+        if self.hold_melds is None or not self._opened:
+            return False
+        parts = self._parts
+        sizes = np.rint(parts["hand_sizes"] * 13)
+        elim = parts["eliminated"]
+        return all(sizes[i] > self.hold_melds for i in range(1, sizes.shape[0]) if elim[i] < 0.5)
 
     def _best_retrieval(self, actions: list[int], taken: int) -> int:
         """The legal retrieval after which the plan removes the most penalty."""
@@ -614,6 +651,7 @@ class Rummy51GreedyAgent:
 
 
 __all__ = [
+    "JOKER_LAYOFFS",
     "TAKE_GAINS",
     "Rummy51GreedyAgent",
     "Rummy51Planner",

@@ -351,6 +351,39 @@ def test_anchor_by_registry_name() -> None:
     assert (built.take_gain, built.near_order) == ("any", True)
 
 
+def test_root_leaves_melding_to_an_anchor_that_holds_its_melds() -> None:
+    """When the anchor declines to meld now (``hold_melds``), the root compares discards
+    only; without the hold the anchor's meld is played without a search."""
+    from rummy_env import rummy51_v0
+    from rummy_env.testing import rum_deck
+
+    loose = "2c 4d 6h 8s Tc Qd 3s 5c 7d 9h Jc Kh 2h"
+    p0 = "Ks Kh Kd 9c Tc Jc 2c 3c 4c Qs Qh Qd 5h"
+    env = rummy51_v0.raw_env()
+    deck = rum_deck([p0, loose], "4s", "2s 3s 6d", num_decks=2, jokers=4, dealer=1)
+    env.reset(options={"deck": deck, "dealer": 1})
+    lay = env.layout
+    ids = {lay.action_name(a): a for a in range(lay.num_actions)}
+    # player_0 opens with K K K and 9-10-J c; player_1 draws and discards; player_0 draws the 6d
+    for n in ["DRAW_STOCK", "MELD[group K: d h s]", "MELD[run c 9..J]", "DISCARD[2s]"]:
+        env.step(ids[n])
+    for n in ["DRAW_STOCK", "DISCARD[3s]", "DRAW_STOCK"]:
+        env.step(ids[n])
+    obs = env.observe("player_0")
+    assert obs["action_mask"][ids["MELD[group Q: d h s]"]]
+    view = SeatView(env, "player_0")
+    hold = ISMCTSAgent(iterations=16, batch_size=8, anchor="greedy@hold_melds=12", seed=0)
+    a = hold.act(obs, view)
+    assert hold.last.first == ids["DISCARD[6d]"]
+    assert lay.action_name(a).startswith("DISCARD")
+    assert all(lay.action_name(x).startswith("DISCARD") for x in hold.last.root_visits)
+    assert len(hold.last.root_visits) == 2
+    n = len(hold.move_seconds)
+    greedy = ISMCTSAgent(iterations=16, batch_size=8, seed=0)
+    assert lay.action_name(greedy.act(obs, view)).startswith("MELD")
+    assert len(greedy.move_seconds) == 0 and n == 1
+
+
 @pytest.mark.parametrize(
     ("game", "expected"),
     [("gin_rummy", (1000, "ucb", 4)), ("rummy51", (256, "paired", 2)), ("x", (1000, "ucb", 4))],

@@ -6,6 +6,7 @@ determinism, and the arena on Rummy 51 (per-game agent names, penalty scoring, d
 from __future__ import annotations
 
 import csv
+from typing import Any
 
 import numpy as np
 import pytest
@@ -348,8 +349,62 @@ def test_greedy_options_take_any_gain_and_order_near_cards_by_links():
     env = deal([p0, LOOSE], upcard="Kc", stock="7h")
     plus = make_agent("greedy_plus", 0, game="rummy51")
     assert greedy_turn(env, plus) == ["DRAW_STOCK", "DISCARD[5d]"]
+
+
+def test_joker_layoff_out_keeps_the_joker_until_it_goes_out():
+    # K K K + 9-10-J c open (59); greedy then lays the joker off on the run, where the next
+    # player could retrieve it with the 8c; joker_layoff="out" keeps it in hand
+    p0 = "Ks Kh Kd 9c Tc Jc JK 2d 5h 7s 3c 6c 8d"
+    env = deal([p0, LOOSE], stock="4s")
+    assert any(a.startswith("LAYOFF_JOKER") for a in greedy_turn(env))
+    assert melds(env) == ["JK 9c Tc Jc", "Kd Kh Ks"] and 52 not in hand(env, 0)
+    env = deal([p0, LOOSE], stock="4s")
+    keep = Rummy51GreedyAgent(seed=0, joker_layoff="out")
+    acts = greedy_turn(env, keep)
+    assert not any(a.startswith("LAYOFF_JOKER") for a in acts)
+    assert melds(env) == ["9c Tc Jc", "Kd Kh Ks"] and 52 in hand(env, 0)
+    assert env.state_record["opened"][0]
+    # a turn that goes out lays the joker too (four melds, the joker, the 5d discarded: Rummy)
+    p0 = "Ks Kh Kd 9c Tc Jc JK Qs Qh Qd 2c 3c 4c"
+    env = deal([p0, LOOSE], stock="5d")
+    acts = greedy_turn(env, keep)
+    assert any(a.startswith("LAYOFF_JOKER") for a in acts) and acts[-1] == "DISCARD[5d]"
+    assert env.terminations["player_0"] and hand(env, 0) == []
+
+
+def test_hold_melds_keeps_new_melds_in_hand_until_it_goes_out():
+    # player_0 opened with K K K and 9-10-J c; it still holds 2-3-4 c and Q Q Q
+    p0 = "Ks Kh Kd 9c Tc Jc 2c 3c 4c Qs Qh Qd 5h"
+
+    def second_turn(draw: str, agent: Rummy51GreedyAgent) -> tuple[Any, list[str]]:
+        env = deal([p0, LOOSE], upcard="Kc", stock=f"2s 3s {draw}")
+        play(env, "DRAW_STOCK", "MELD[group K: d h s]", "MELD[run c 9..J]", "DISCARD[2s]")
+        play(env, "DRAW_STOCK", "DISCARD[3s]")  # player_1, 13 cards
+        return env, greedy_turn(env, agent)
+
+    # greedy lays both melds at once
+    env, acts = second_turn("6d", Rummy51GreedyAgent(seed=0))
+    assert {"MELD[run c 2..4]", "MELD[group Q: d h s]"} <= set(acts)
+    # holding while every other player has more than 12 cards: it only discards, keeping both
+    env, acts = second_turn("6d", Rummy51GreedyAgent(seed=0, hold_melds=12))
+    assert acts == ["DRAW_STOCK", "DISCARD[6d]"]
+    assert cards("2c 3c 4c Qs Qh Qd 5h") == hand(env, 0)
+    # player_1's 13 cards are not more than 13: no hold
+    env, acts = second_turn("6d", Rummy51GreedyAgent(seed=0, hold_melds=13))
+    assert "MELD[group Q: d h s]" in acts
+    # an 8c lays off (never held) and then both melds go out with the 5h discarded
+    env, acts = second_turn("8c", Rummy51GreedyAgent(seed=0, hold_melds=12))
+    assert "LAYOFF[8c, 1]" in acts and acts[-1] == "DISCARD[5h]"
+    assert env.terminations["player_0"] and hand(env, 0) == []
+
+
+def test_greedy_rejects_bad_options():
     with pytest.raises(ValueError, match="take_gain"):
         Rummy51GreedyAgent(take_gain="all")
+    with pytest.raises(ValueError, match="joker_layoff"):
+        Rummy51GreedyAgent(joker_layoff="never")
+    with pytest.raises(ValueError, match="hold_melds"):
+        Rummy51GreedyAgent(hold_melds=-1)
 
 
 def test_near():

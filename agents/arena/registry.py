@@ -55,8 +55,9 @@ GAME_AGENTS: dict[str, dict[str, AgentEntry]] = {
         ),
         "greedy_plus": AgentEntry(
             "agents.r51_greedy:Rummy51GreedyAgent",
-            {"take_gain": "any", "near_order": True},
-            doc="greedy taking any discard that helps, near cards by links (Rummy 51)",
+            {"take_gain": "any", "near_order": True, "joker_layoff": "out", "hold_melds": 3},
+            doc="greedy taking any discard that helps, near cards by links, jokers and new melds"
+            " kept in hand until it goes out (new melds: while opponents hold 4+ cards; Rummy 51)",
         ),
     },
 }
