@@ -116,6 +116,7 @@ defaults, mixed objective (win_weight 0.5)        Rummy 51  1000   49.0 [45.9, 5
 defaults, max_depth 1 (no tree below the root)     Rummy 51  1000   49.3 [46.2, 52.4]
 defaults, rollouts with greedy's near              Rummy 51  1000   49.6 [46.5, 52.7]
 defaults, anchor="greedy_plus"                     Rummy 51  3000   51.0 [49.2, 52.8]
+defaults, anchor="greedy_plus" (jokers, holds)     Rummy 51  1500   53.3 [50.8, 55.8]
 =================================================  ========  =====  ===================
 
 Final checks (other seeds than the runs above):

@@ -349,6 +349,7 @@ def test_anchor_by_registry_name() -> None:
     built = agent._anchors["rummy51"]
     assert isinstance(built, Rummy51GreedyAgent) and searched > 0
     assert (built.take_gain, built.near_order) == ("any", True)
+    assert (built.joker_layoff, built.hold_melds) == ("out", 3)
 
 
 def test_root_leaves_melding_to_an_anchor_that_holds_its_melds() -> None:
