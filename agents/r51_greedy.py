@@ -566,10 +566,15 @@ class Rummy51GreedyAgent:
         """
         if self.hold_melds is None or not self._opened:
             return False
-        parts = self._parts
-        sizes = np.rint(parts["hand_sizes"] * 13)
-        elim = parts["eliminated"]
-        return all(sizes[i] > self.hold_melds for i in range(1, sizes.shape[0]) if elim[i] < 0.5)
+        sizes = np.rint(self._parts["hand_sizes"] * 13)
+        return all(sizes[i] > self.hold_melds for i in self._others_in_hand())
+
+    def _others_in_hand(self) -> list[int]:
+        """The other players still in the hand (not eliminated from the match), seat-relative,
+        in turn order from the next.
+        """
+        elim = self._parts["eliminated"]
+        return [i for i in range(1, elim.shape[0]) if elim[i] < 0.5]
 
     def _best_retrieval(self, actions: list[int], taken: int) -> int:
         """The legal retrieval after which the plan removes the most penalty."""
@@ -613,13 +618,8 @@ class Rummy51GreedyAgent:
 
     def _next_known(self) -> list[int]:
         """Cards the next player still in the hand is known to hold (seat-relative order)."""
-        parts = self._parts
-        elim = parts["eliminated"]
-        known = parts["known"]
-        for i in range(1, elim.shape[0]):
-            if elim[i] < 0.5:
-                return _counts(known[i - 1])
-        return [0] * NUM_TYPES
+        others = self._others_in_hand()
+        return _counts(self._parts["known"][others[0] - 1]) if others else [0] * NUM_TYPES
 
     def _discard(self) -> int:
         lay = self._lay
