@@ -23,7 +23,9 @@ learns its moves (cross-entropy) and the outcome of each decision's hand (the va
 that PPO's first advantages are not noise) for ``imitate_epochs`` passes (``imitation.csv``:
 loss and agreement on held-out decisions per pass; the cloned agent is saved as ``imitated.pt``).
 PPO then starts from a rule-based player instead of a random one; the evaluation at update 0
-shows where it starts.
+shows where it starts. ``--dagger-rounds R`` continues cloning for R rounds of DAgger: the
+student plays one seat against the teacher, the teacher labels every decision of those games
+(``--dagger-samples`` each round), and the network trains on the growing record.
 
 Every ``eval_every`` updates the greedy policy plays ``eval_games`` games against the baseline
 (seats alternating): win rate with a 95% Wilson interval goes to ``progress.csv`` (and to
@@ -97,6 +99,8 @@ class Config:
     # (held in memory with their masks: Gin ~1 KB each, 500 Rum ~5 KB, Rummy 51 ~10 KB)
     imitate_epochs: int = 8  # passes over them
     imitate_lr: float = 1e-3
+    dagger_rounds: int = 0  # after cloning: rounds of the student's own games labelled by ...
+    dagger_samples: int = 100_000  # ... the teacher, this many decisions each
     hidden: int = 128
     layers: int = 2
     card_head: int = 16  # width of the shared per-card policy head (0: none; Gin Rummy only)
@@ -109,6 +113,7 @@ class Config:
     clip_coef: float = 0.2
     ent_coef: float = 0.01
     zero_sum: bool = True  # train on each seat's reward minus the mean of all seats'
+    win_reward: bool = False  # train on who won each episode (+1 / -1), not on its points
     shaping: float = 1.0  # deadwood shaping weight at the start (Gin), annealed to 0 by the end
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
@@ -241,6 +246,40 @@ def compute_gae(
     return adv
 
 
+def win_outcome(total: np.ndarray) -> np.ndarray:
+    """Zero-sum outcome of finished episodes from each seat's total return (rows: games): the
+    seats with the best total share +1, the others share -1; all 0 when every seat ties. With
+    2 players: +1 for the winner, -1 for the loser, 0 for a draw."""
+    best = total == total.max(1, keepdims=True)
+    n_best = best.sum(1, keepdims=True)
+    n_rest = total.shape[1] - n_best
+    out = np.where(best, 1.0 / n_best, -1.0 / np.maximum(n_rest, 1))
+    return np.where(n_rest > 0, out, 0.0)
+
+
+class TrainRewards:
+    """The rewards training sees, step by step: the game's own, minus the mean of all seats'
+    (``zero_sum``: 500 Rum and Rummy 51 pay each player its own score), or with ``win_reward``
+    nothing until the episode ends and then who won it (:func:`win_outcome` of the seats'
+    totals): the arena's measure, where points are what the game pays.
+    """
+
+    def __init__(self, cfg: Config, n: int, players: int) -> None:
+        self.zero_sum, self.win = cfg.zero_sum, cfg.win_reward
+        self.total = np.zeros((n, players))
+
+    def __call__(self, rewards: np.ndarray, done: np.ndarray) -> np.ndarray:
+        """Training rewards of one step of all ``n`` games (``done``: the episode ended)."""
+        if self.zero_sum:
+            rewards = rewards - rewards.mean(1, keepdims=True)
+        if not self.win:
+            return rewards
+        self.total += rewards
+        out = np.where(done[:, None], win_outcome(self.total), 0.0)
+        self.total[done] = 0.0
+        return out
+
+
 def shaping_score(cfg: Config, x: np.ndarray) -> np.ndarray | None:
     """Per-row shaping score of featured observations: minus the hand's deadwood / 100 for Gin
     Rummy with deadwood features (10 cards: now; 11 cards: after the best discard), else None.
@@ -309,11 +348,20 @@ def evaluate(
 
 
 def teacher_games(
-    cfg: Config, teacher: Any, samples: int, seed: int
+    cfg: Config,
+    teacher: Any,
+    samples: int,
+    seed: int,
+    student: MaskedActorCritic | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The teacher plays every seat of ``cfg.num_envs`` games until ``samples`` of its
     decisions with more than one legal action are recorded (games still running then are
     dropped: their outcome is unknown).
+
+    With a ``student`` network (DAgger), the student plays seat ``i % players`` of game ``i``
+    (its most probable legal move, as the published agent plays) and the teacher the other
+    seats; every decision is still labelled with the teacher's move, so the record holds the
+    positions the student's own play leads to, which pure cloning never shows it.
 
     Returns:
         (float16 features, bool masks, teacher actions, returns): a decision's return is what
@@ -321,24 +369,35 @@ def teacher_games(
     """
     venv = rummy_env.make_vec(cfg.game, cfg.num_envs, seed=seed, **cfg.options)
     obs, info = venv.reset()
+    seat = np.arange(cfg.num_envs) % venv.num_players
+    reward_of = TrainRewards(cfg, cfg.num_envs, venv.num_players)
     xs, ms, acts, where, rews, dones, curs = [], [], [], [], [], [], []
     kept = 0
+    desc = "teacher games" if student is None else "DAgger games"
+    bar = tqdm(total=samples, desc=desc, unit="decision", disable=not cfg.progress)
     while kept < samples:
         cur = info["current_player"]
         a = np.asarray(teacher(obs["observation"], obs["action_mask"], venv.game), dtype=np.int64)
         rows = np.flatnonzero(obs["action_mask"].sum(1) > 1)
         # float16 halves the memory; observations are 0/1 flags and small fractions
-        xs.append(add_features(cfg.features, obs["observation"][rows]).astype(np.float16))
+        x = add_features(cfg.features, obs["observation"][rows])
+        xs.append(x.astype(np.float16))
         ms.append(obs["action_mask"][rows] == 1)
         acts.append(a[rows])
         where.append(rows)
         kept += rows.size
+        bar.update(rows.size)
         curs.append(cur)
-        obs, rewards, term, trunc, info = venv.step(a)
-        if cfg.zero_sum:
-            rewards = rewards - rewards.mean(1, keepdims=True)
-        rews.append(rewards)
+        played = a
+        if student is not None:
+            mine = cur[rows] == seat[rows]
+            played = a.copy()
+            if mine.any():
+                played[rows[mine]] = policy_actions(student, x[mine], ms[-1][mine], greedy=True)
+        obs, rewards, term, trunc, info = venv.step(played)
+        rews.append(reward_of(rewards, term | trunc))
         dones.append(term | trunc)
+    bar.close()
     ret, keep = returns_to_go(rews, dones, curs, where)
     # filtered chunk by chunk: one copy of the (large) observations, not two
     keeps = np.split(keep, np.cumsum([a.size for a in acts])[:-1])
@@ -377,53 +436,105 @@ def returns_to_go(
 
 
 def imitate(
-    net: MaskedActorCritic, cfg: Config, teacher: Any, dev: torch.device, out: Path
+    net: MaskedActorCritic,
+    cfg: Config,
+    teacher: Any,
+    dev: torch.device,
+    out: Path,
+    save_agent: Any = None,
 ) -> None:
     """Behaviour cloning warm start (``--imitate-samples``): the policy learns the teacher's
     moves, the value head the outcomes of the teacher's hands; 5% of the decisions are held
     out to measure the agreement, written per pass to ``imitation.csv``.
+
+    With ``--dagger-rounds R`` cloning goes on for R more rounds (DAgger): each round the
+    current student plays one seat against the teacher for ``--dagger-samples`` decisions, the
+    teacher labels them, they join the record and the network trains ``imitate_epochs`` more
+    passes over all of it. A clone only ever sees the teacher's positions, so its first
+    mistakes lead it where it has no examples; these rounds add exactly those positions. A
+    round's ``new_agreement`` is the student's agreement with the teacher on the round's new
+    positions (both seats) before it trains on them. With DAgger rounds, ``save_agent(path)``
+    (when given) keeps each round's player as ``imitated_round<R>.pt``.
     """
-    x, mask, act, ret = teacher_games(cfg, teacher, cfg.imitate_samples, cfg.seed + 7919)
     rng = np.random.default_rng(cfg.seed)
-    perm = rng.permutation(act.size)
-    n_test = max(1, act.size // 20)
-    test, train = perm[:n_test], perm[n_test:]
-    tensors = [torch.from_numpy(a) for a in (x, mask, act, ret)]
     optim = torch.optim.Adam(net.parameters(), lr=cfg.imitate_lr, eps=1e-5)
     rows: list[dict[str, float]] = []
-    bar = tqdm(range(cfg.imitate_epochs), desc="imitation", disable=not cfg.progress)
-    for epoch in bar:
-        losses = []
-        train = rng.permutation(train)
-        for s in range(0, train.size, 1024):
-            j = torch.from_numpy(train[s : s + 1024])
-            bx, bm, ba, br = (t[j].to(dev) for t in tensors)
-            bx = bx.float()
-            logits, value = net(bx, bm)
-            loss = torch.nn.functional.cross_entropy(logits, ba)
-            v_loss = 0.5 * ((value - br) ** 2).mean()
-            optim.zero_grad()
-            (loss + cfg.vf_coef * v_loss).backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-            optim.step()
-            losses.append((loss.item(), v_loss.item()))
-        with torch.no_grad():
-            j = torch.from_numpy(test)
-            logits, value = net(tensors[0][j].to(dev).float(), tensors[1][j].to(dev))
-            agree = (logits.argmax(1).cpu() == tensors[2][j]).float().mean().item()
-        row = {
-            "epoch": epoch + 1,
-            "samples": int(train.size),
-            "loss": float(np.mean([a for a, _ in losses])),
-            "value_loss": float(np.mean([b for _, b in losses])),
-            "heldout_agreement": agree,
-        }
-        rows.append(row)
-        bar.set_postfix(agree=f"{agree:.3f}")
+    parts: list[tuple[np.ndarray, ...]] = []
+    train_idx: list[np.ndarray] = []
+    test_idx: list[np.ndarray] = []
+    size = 0
+    for rnd in range(cfg.dagger_rounds + 1):
+        student = None
+        if rnd:
+            net.eval()
+            student = net
+        n_samples = cfg.dagger_samples if rnd else cfg.imitate_samples
+        part = teacher_games(cfg, teacher, n_samples, cfg.seed + 7919 * (rnd + 1), student)
+        new_agree = math.nan
+        if rnd:  # policy_actions runs without gradients
+            head = slice(0, 20000)
+            pred = policy_actions(net, part[0][head].astype(np.float32), part[1][head], True)
+            new_agree = float((pred == part[2][head]).mean())
+        net.train()
+        parts.append(part)
+        perm = rng.permutation(part[2].size) + size
+        n_test = max(1, part[2].size // 20)
+        test_idx.append(perm[:n_test])
+        train_idx.append(perm[n_test:])
+        size += part[2].size
+        # one copy of the record: the previous rounds' arrays are released as it is built
+        data = [np.concatenate([p[i] for p in parts]) for i in range(4)]
+        parts = [tuple(data)]
+        tensors = [torch.from_numpy(a) for a in data]
+        train, test = np.concatenate(train_idx), np.concatenate(test_idx)
+        bar = tqdm(range(cfg.imitate_epochs), desc=f"imitation {rnd}", disable=not cfg.progress)
+        for epoch in bar:
+            losses = []
+            train = rng.permutation(train)
+            for s in range(0, train.size, 1024):
+                j = torch.from_numpy(train[s : s + 1024])
+                bx, bm, ba, br = (t[j].to(dev) for t in tensors)
+                logits, value = net(bx.float(), bm)
+                loss = torch.nn.functional.cross_entropy(logits, ba)
+                v_loss = 0.5 * ((value - br) ** 2).mean()
+                optim.zero_grad()
+                (loss + cfg.vf_coef * v_loss).backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+                optim.step()
+                losses.append((loss.item(), v_loss.item()))
+            agree = heldout_agreement(net, tensors, test, dev)
+            rows.append(
+                {
+                    "round": rnd,
+                    "epoch": epoch + 1,
+                    "samples": int(train.size),
+                    "loss": float(np.mean([a for a, _ in losses])),
+                    "value_loss": float(np.mean([b for _, b in losses])),
+                    "heldout_agreement": agree,
+                    "new_agreement": new_agree,
+                }
+            )
+            bar.set_postfix(agree=f"{agree:.3f}")
+        if cfg.dagger_rounds and save_agent is not None:
+            save_agent(out / f"imitated_round{rnd}.pt")
     with (out / "imitation.csv").open("w", newline="") as f:
         writer = csv.DictWriter(f, list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+
+
+def heldout_agreement(
+    net: MaskedActorCritic, tensors: list[torch.Tensor], test: np.ndarray, dev: torch.device
+) -> float:
+    """Share of the held-out decisions ``test`` where the network's most probable move is the
+    teacher's (in chunks: a DAgger record's held-out part can be large)."""
+    hits = 0
+    with torch.no_grad():
+        for s in range(0, test.size, 8192):
+            j = torch.from_numpy(test[s : s + 8192])
+            logits, _ = net(tensors[0][j].to(dev).float(), tensors[1][j].to(dev))
+            hits += int((logits.argmax(1).cpu() == tensors[2][j]).sum())
+    return hits / max(1, test.size)
 
 
 def plot_curve(csv_path: Path, png_path: Path, title: str) -> None:
@@ -522,6 +633,10 @@ def finalize(cfg: Config) -> Config:
         raise ValueError("--imitate-samples must be >= 0 and --imitate-epochs >= 1")
     if cfg.imitate_samples and not cfg.teacher:
         raise ValueError("--imitate-samples needs --teacher AGENT (the player to imitate)")
+    if cfg.dagger_rounds < 0 or cfg.dagger_samples < 1:
+        raise ValueError("--dagger-rounds must be >= 0 and --dagger-samples >= 1")
+    if cfg.dagger_rounds and not cfg.imitate_samples:
+        raise ValueError("--dagger-rounds continues cloning: it needs --imitate-samples N")
     return cfg
 
 
@@ -669,10 +784,11 @@ def main() -> None:
     trains = np.zeros((T, n), dtype=bool)
     phis = np.zeros((T, n), dtype=np.float64)
     ep_ret = np.zeros((n, num_players))
+    reward_of = TrainRewards(cfg, n, num_players)
 
     t_start = time.time()
     if state is None and cfg.imitate_samples:
-        imitate(net, cfg, teacher, dev, out)
+        imitate(net, cfg, teacher, dev, out, save_agent)
         save_agent(out / "imitated.pt")  # the cloned player, before PPO changes it
         net.eval()
         row0 = {"update": 0, "global_step": 0, "elapsed_s": round(time.time() - t_start, 2)}
@@ -718,8 +834,7 @@ def main() -> None:
                 phis[t] = score
             logps[t], vals[t] = logp.cpu().numpy(), value.cpu().numpy()
             obs, rewards, term, trunc, info = venv.step(a)
-            if cfg.zero_sum:  # 500 Rum and Rummy 51 pay each player its own score
-                rewards = rewards - rewards.mean(1, keepdims=True)
+            rewards = reward_of(rewards, term | trunc)
             rews[t], dones[t] = rewards, term | trunc
             ep_ret += rewards
             for i in np.flatnonzero(dones[t]):

@@ -123,6 +123,27 @@ def test_returns_to_go_per_seat_and_episode() -> None:
     assert finished.tolist() == [True, True, True, True, True, False, False]
 
 
+def test_win_reward_pays_the_episode_outcome_only() -> None:
+    mod = _script("ppo_selfplay")
+    out = mod.win_outcome(np.array([[3.0, -3.0], [-1.0, 1.0], [0.0, 0.0]]))
+    np.testing.assert_allclose(out, [[1, -1], [-1, 1], [0, 0]])
+    # more players: the best seats share +1, the rest share -1 (zero-sum)
+    out = mod.win_outcome(np.array([[5.0, 1.0, 1.0], [2.0, 2.0, 0.0], [1.0, 1.0, 1.0]]))
+    np.testing.assert_allclose(out, [[1, -0.5, -0.5], [0.5, 0.5, -1], [0, 0, 0]])
+    cfg = mod.Config(win_reward=True)
+    rew = mod.TrainRewards(cfg, n=2, players=2)
+    # game 0 scores during the episode (e.g. hands of a match), game 1 only at its end
+    r = rew(np.array([[0.4, -0.4], [0.0, 0.0]]), np.array([False, False]))
+    np.testing.assert_allclose(r, 0.0)
+    r = rew(np.array([[-0.3, 0.3], [0.2, 0.0]]), np.array([True, True]))
+    np.testing.assert_allclose(r, [[1, -1], [1, -1]])  # 0.1 vs -0.1; zero-sum 0.1 vs -0.1
+    r = rew(np.array([[-0.2, 0.2], [0.0, 0.0]]), np.array([True, True]))  # new episodes
+    np.testing.assert_allclose(r, [[-1, 1], [0, 0]])
+    # without it: the game's rewards minus the seats' mean
+    plain = mod.TrainRewards(mod.Config(), n=1, players=2)
+    np.testing.assert_allclose(plain(np.array([[3.0, 1.0]]), np.array([True])), [[1, -1]])
+
+
 def test_ppo_selfplay_imitation_warm_start(tmp_path) -> None:
     """``--imitate-samples`` clones the teacher before PPO: the held-out agreement with
     ``simple`` rises over the passes and ends far above a random choice among the legal moves,
@@ -153,6 +174,40 @@ def test_ppo_selfplay_imitation_warm_start(tmp_path) -> None:
         _run("experiments/ppo_selfplay.py", "--imitate-samples", "100", "--out", str(out))
 
 
+def test_dagger_round_records_the_students_positions_with_the_teachers_moves() -> None:
+    """A DAgger round: the student plays one seat, yet every recorded decision carries the
+    teacher's (legal) move, and the positions differ from those of the teacher's own games."""
+    import torch
+
+    from agents.arena.registry import make_agent
+    from agents.ppo_agent import MaskedActorCritic
+    from rummy_env.wrappers.features import feature_size
+
+    mod = _script("ppo_selfplay")
+    cfg = mod.finalize(mod.Config(game="gin_rummy", num_envs=8, teacher="simple"))
+    teacher = mod.batched(make_agent("simple", seed=0, game="gin_rummy"))
+    x0, m0, a0, _ = mod.teacher_games(cfg, teacher, 600, seed=5)
+    torch.manual_seed(0)
+    obs_size, num_actions = 225, 107
+    student = MaskedActorCritic(obs_size + feature_size(cfg.features), num_actions, hidden=16)
+    x1, m1, a1, r1 = mod.teacher_games(cfg, teacher, 600, seed=5, student=student)
+    assert m1[np.arange(a1.size), a1].all() and m0[np.arange(a0.size), a0].all()
+    # same deals, but the student's moves lead elsewhere
+    n = min(a0.size, a1.size)
+    assert not np.array_equal(x0[:n], x1[:n])
+    # the untrained student rarely plays the teacher's move where it chooses
+    pred = mod.policy_actions(student, x1.astype(np.float32), m1, greedy=True)
+    assert (pred != a1).any() and np.isfinite(r1).all()
+    # --win-reward: the same games, each decision's return is who won its hand
+    win_cfg = mod.finalize(mod.Config(game="gin_rummy", num_envs=8, win_reward=True))
+    teacher = mod.batched(make_agent("simple", seed=0, game="gin_rummy"))
+    teacher0 = mod.batched(make_agent("simple", seed=0, game="gin_rummy"))
+    _, _, a2, r2 = mod.teacher_games(win_cfg, teacher, 600, seed=5)
+    _, _, a3, r3 = mod.teacher_games(cfg, teacher0, 600, seed=5)
+    assert np.array_equal(a2, a3) and set(np.unique(r2)) <= {-1.0, 0.0, 1.0}
+    np.testing.assert_array_equal(r2, np.sign(r3))
+
+
 def test_ppo_selfplay_compiled_heuristic(tmp_path) -> None:
     """The compiled ``heuristic`` (it plays on the vector env's states) serves as training
     opponent, evaluation opponent and cloning teacher; as a per-update teacher of stored
@@ -161,12 +216,22 @@ def test_ppo_selfplay_compiled_heuristic(tmp_path) -> None:
     _run("experiments/ppo_selfplay.py", "--game", "rummy51", "--num-envs", "16",
          "--num-steps", "8", "--total-steps", "256", "--eval-games", "4", "--hidden", "16",
          "--baseline", "heuristic", "--teacher", "heuristic", "--imitate-samples", "1500",
-         "--imitate-epochs", "2", "--teacher-coef", "0",
+         "--imitate-epochs", "2", "--teacher-coef", "0", "--dagger-rounds", "1",
+         "--dagger-samples", "800",
          "--out", str(out), "--no-progress", "--no-tensorboard")  # fmt: skip
     rows = list(csv.DictReader((out / "imitation.csv").open()))
-    assert len(rows) == 2 and float(rows[-1]["heldout_agreement"]) > 0.2
+    # two passes of cloning, then one DAgger round of two passes over the grown record
+    assert [r["round"] for r in rows] == ["0", "0", "1", "1"]
+    # (decisions of games unfinished when the round stops are dropped: outcome unknown)
+    assert int(rows[2]["samples"]) > int(rows[0]["samples"]) == int(rows[1]["samples"])
+    assert rows[0]["new_agreement"] == "nan" and 0.0 <= float(rows[2]["new_agreement"]) <= 1.0
+    assert float(rows[-1]["heldout_agreement"]) > 0.2
+    assert (out / "imitated_round0.pt").exists() and (out / "imitated_round1.pt").exists()
     progress = list(csv.DictReader((out / "progress.csv").open()))
     assert progress[0]["update"] == "0" and int(progress[-1]["eval_games"]) == 4
+    with pytest.raises(ValueError, match="--imitate-samples"):
+        _run("experiments/ppo_selfplay.py", "--game", "rummy51", "--teacher", "heuristic",
+             "--teacher-coef", "0", "--dagger-rounds", "1", "--out", str(out / "y"))  # fmt: skip
     with pytest.raises(ValueError, match="--teacher-coef 0"):
         _run("experiments/ppo_selfplay.py", "--game", "rummy51", "--teacher", "heuristic",
              "--total-steps", "64", "--num-envs", "8", "--out", str(out / "x"),
