@@ -365,7 +365,8 @@ def teacher_games(
 
     Returns:
         (float16 features, bool masks, teacher actions, returns): a decision's return is what
-        its seat received from then to the end of the hand (zero-sum like the training rewards).
+        its seat received from then to the end of the hand, in the training rewards
+        (:class:`TrainRewards`: zero-sum points, or who won with ``win_reward``).
     """
     venv = rummy_env.make_vec(cfg.game, cfg.num_envs, seed=seed, **cfg.options)
     obs, info = venv.reset()
