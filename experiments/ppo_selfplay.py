@@ -460,34 +460,29 @@ def imitate(
     rng = np.random.default_rng(cfg.seed)
     optim = torch.optim.Adam(net.parameters(), lr=cfg.imitate_lr, eps=1e-5)
     rows: list[dict[str, float]] = []
-    parts: list[tuple[np.ndarray, ...]] = []
+    data: list[np.ndarray] = []  # features, masks, teacher moves, returns of every round
     train_idx: list[np.ndarray] = []
     test_idx: list[np.ndarray] = []
-    size = 0
     for rnd in range(cfg.dagger_rounds + 1):
-        student = None
-        if rnd:
-            net.eval()
-            student = net
+        student = net.eval() if rnd else None
         n_samples = cfg.dagger_samples if rnd else cfg.imitate_samples
         part = teacher_games(cfg, teacher, n_samples, cfg.seed + 7919 * (rnd + 1), student)
-        new_agree = math.nan
-        if rnd:  # policy_actions runs without gradients
-            head = slice(0, 20000)
-            pred = policy_actions(net, part[0][head].astype(np.float32), part[1][head], True)
-            new_agree = float((pred == part[2][head]).mean())
-        net.train()
-        parts.append(part)
-        perm = rng.permutation(part[2].size) + size
+        start = len(data[2]) if data else 0
+        perm = rng.permutation(part[2].size) + start
         n_test = max(1, part[2].size // 20)
         test_idx.append(perm[:n_test])
         train_idx.append(perm[n_test:])
-        size += part[2].size
-        # one copy of the record: the previous rounds' arrays are released as it is built
-        data = [np.concatenate([p[i] for p in parts]) for i in range(4)]
-        parts = [tuple(data)]
+        if data:  # one copy of the record: the previous rounds' arrays are released
+            data = [np.concatenate([d, p]) for d, p in zip(data, part, strict=True)]
+        else:
+            data = list(part)
         tensors = [torch.from_numpy(a) for a in data]
         train, test = np.concatenate(train_idx), np.concatenate(test_idx)
+        new_agree = math.nan
+        if rnd:  # the first new positions, before training on them
+            head = np.arange(start, start + min(20000, part[2].size))
+            new_agree = heldout_agreement(net, tensors, head, dev)
+        net.train()
         bar = tqdm(range(cfg.imitate_epochs), desc=f"imitation {rnd}", disable=not cfg.progress)
         for epoch in bar:
             losses = []
@@ -525,17 +520,18 @@ def imitate(
 
 
 def heldout_agreement(
-    net: MaskedActorCritic, tensors: list[torch.Tensor], test: np.ndarray, dev: torch.device
+    net: MaskedActorCritic, tensors: list[torch.Tensor], rows: np.ndarray, dev: torch.device
 ) -> float:
-    """Share of the held-out decisions ``test`` where the network's most probable move is the
-    teacher's (in chunks: a DAgger record's held-out part can be large)."""
+    """Share of the recorded decisions ``rows`` (the held-out ones, or a DAgger round's new
+    ones) where the network's most probable move is the teacher's; in chunks, since a
+    DAgger record's held-out part can be large."""
     hits = 0
     with torch.no_grad():
-        for s in range(0, test.size, 8192):
-            j = torch.from_numpy(test[s : s + 8192])
+        for s in range(0, rows.size, 8192):
+            j = torch.from_numpy(rows[s : s + 8192])
             logits, _ = net(tensors[0][j].to(dev).float(), tensors[1][j].to(dev))
             hits += int((logits.argmax(1).cpu() == tensors[2][j]).sum())
-    return hits / max(1, test.size)
+    return hits / max(1, rows.size)
 
 
 def plot_curve(csv_path: Path, png_path: Path, title: str) -> None:
