@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from agents.base import legal_actions
 from rummy_env.core.melds import (
@@ -44,6 +45,8 @@ _VALUES = [int(v) for v in GIN_VALUES]
 _OBS_SIZE_AUTO = E.observation_size(True)
 _OBS_SIZE_MANUAL = E.observation_size(False)
 TAKE_RULES = ("any_meld", "best_meld")
+_MELD3 = np.array([m for m in _MELDS if bin(m).count("1") == 3], dtype=np.uint64)
+_U1 = np.uint64(1)
 
 
 @lru_cache(maxsize=2)
@@ -247,6 +250,74 @@ def defender_plan(
 # Agents
 
 
+# ---------------------------------------------------------------------------------------------
+# One-draw lookahead for the planner (compiled: ~3,000 exact deadwood solves per discard)
+
+
+@njit(cache=True)
+def _draw_outlook(hand, unseen, knock_limit, suit_dw, group_opts, group_nopt, spread):
+    """Mean over the unseen cards c of the best deadwood of ``hand + c`` after one discard, and
+    the share of those c that allow a knock (each unseen card equally likely to be drawn).
+    """
+    per = np.empty(52, np.int64)
+    total = 0.0
+    knocks = 0
+    n = 0
+    for c in range(52):
+        if unseen >> np.uint64(c) & _U1:
+            b = min_deadwood_per_discard(
+                hand | _U1 << np.uint64(c), per, suit_dw, group_opts, group_nopt, spread
+            )
+            total += b
+            if b <= knock_limit:
+                knocks += 1
+            n += 1
+    if n == 0:
+        return float(min_deadwood(hand, suit_dw, group_opts, group_nopt, spread)), 0.0
+    return total / n, knocks / n
+
+
+@njit(cache=True)
+def _feed_risk(card, unseen, opp_known, q, melds3):
+    """Probability-like risk that the opponent melds ``card``: over the three-card melds holding
+    it, the chance the opponent holds both other cards (1 for a card known in its hand, ``q`` for
+    an unseen card, 0 for a dead one), combined as independent events.
+    """
+    bit = _U1 << np.uint64(card)
+    miss = 1.0
+    for t in melds3:
+        if t & bit:
+            p = 1.0
+            rest = t & ~bit
+            for e in range(52):
+                if rest >> np.uint64(e) & _U1:
+                    if opp_known >> np.uint64(e) & _U1:
+                        continue
+                    if unseen >> np.uint64(e) & _U1:
+                        p *= q
+                    else:
+                        p = 0.0
+                        break
+            miss *= 1.0 - p
+    return 1.0 - miss
+
+
+@njit(cache=True)
+def _plan_discards(
+    hand, cands, unseen, opp_known, q, knock_limit, melds3, suit_dw, group_opts, group_nopt,
+    spread, now, after, p_knock, risk,
+):  # fmt: skip
+    """For each candidate discard: deadwood now, the draw outlook after it, the feed risk."""
+    for i in range(cands.shape[0]):
+        d = cands[i]
+        h = hand & ~(_U1 << np.uint64(d))
+        now[i] = min_deadwood(h, suit_dw, group_opts, group_nopt, spread)
+        after[i], p_knock[i] = _draw_outlook(
+            h, unseen, knock_limit, suit_dw, group_opts, group_nopt, spread
+        )
+        risk[i] = _feed_risk(d, unseen, opp_known, q, melds3)
+
+
 class _GinRuleAgent:
     """Shared machinery: reading the observation, knocking, discarding, manual melding."""
 
@@ -288,6 +359,7 @@ class _GinRuleAgent:
             return int(legal[0])
         auto = self._auto_meld(obs, view)
         pieces = read_observation(obs, auto)
+        self._pieces = pieces  # for subclasses that read more than the hand
         phase = int(np.argmax(pieces["phase"]))
         hand = mask_of(pieces["hand"])
         if phase in (E.PH_UPCARD, E.PH_DRAW):
@@ -450,6 +522,92 @@ class GinSimpleAgent(_GinRuleAgent):
         return super()._pick(cands)
 
 
+class GinPlannerAgent(GinSimpleAgent):
+    """The simple player with a one-draw lookahead and card tracking.
+
+    It still knocks as soon as possible (with the least deadwood, so gin when possible) and melds
+    like :class:`GinSimpleAgent`; what changes is the draw and the discard, both judged from what
+    the seat has seen (its hand, the discard pile, the cards the opponent is known to hold):
+
+    1. **Unseen cards** are the 52 less the hand, the pile and the opponent's known cards; each is
+       taken as equally likely to be the next stock card, and each is in the opponent's hand with
+       probability ``q`` = (opponent's unknown cards) / (unseen cards).
+    2. **Draw**: the outlook of drawing from the stock is the mean, over the unseen cards, of the
+       best deadwood after the following discard. The top discard is taken when it completes a
+       meld (the simple rule) or when the best deadwood after taking it is below that outlook by
+       more than ``take_margin``.
+    3. **Discard**: each legal discard ``d`` is scored ``now_weight * deadwood(hand - d) +
+       outlook(hand - d) + risk_weight * risk(d)`` and the lowest score is discarded (ties as
+       the simple player: highest value, then rank). The outlook rewards keeping cards that can
+       become melds; ``risk(d)`` is the chance that ``d`` completes a three-card meld in the
+       opponent's hand (both other cards known there, or unseen with probability ``q``).
+
+    Args:
+        seed: seed of the generator used for the last tie-break.
+        risk_weight: deadwood points charged per unit of feed risk.
+        now_weight: weight of the deadwood right after the discard.
+        take_margin: deadwood points the top discard must gain over the stock outlook.
+    """
+
+    name = "planner"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        risk_weight: float = 0.0,
+        now_weight: float = 1.0,
+        take_margin: float = float("inf"),
+    ) -> None:
+        super().__init__(seed)
+        self.risk_weight = float(risk_weight)
+        self.now_weight = float(now_weight)
+        self.take_margin = float(take_margin)
+
+    def _context(self, hand: int) -> tuple[int, int, float, int]:
+        p = self._pieces
+        pile = mask_of(p["discard_pile"])
+        known = mask_of(p["opponent_known"])
+        unseen = ((1 << 52) - 1) & ~hand & ~pile & ~known
+        n_unseen = bin(unseen).count("1")
+        opp_unknown = round(float(p["opponent_hand_size"][0]) * 11) - bin(known).count("1")
+        q = max(opp_unknown, 0) / n_unseen if n_unseen else 0.0
+        limit = round(float(p["knock_limit"][0]) * 10)
+        return unseen, known, q, limit
+
+    def _draw(self, hand: int, top: int, mask: np.ndarray) -> int:
+        stock = E.DRAW_STOCK if mask[E.DRAW_STOCK] else E.PASS
+        if not mask[E.TAKE_DISCARD]:
+            return stock
+        if completes_meld(top, hand):
+            return E.TAKE_DISCARD
+        unseen, _, _, limit = self._context(hand)
+        dw = deadwood_per_discard(hand | 1 << top)
+        dw[top] = INF_DEADWOOD  # the card just taken may not be discarded
+        outlook, _ = _draw_outlook(
+            np.uint64(hand), np.uint64(unseen), limit, SUIT_DEADWOOD, GROUP_OPTS, GROUP_NOPT, SPREAD
+        )
+        return E.TAKE_DISCARD if int(dw.min()) < outlook - self.take_margin else stock
+
+    def _discard_or_knock(self, hand: int, mask: np.ndarray) -> int:
+        if mask[E.KNOCK_BASE : E.KNOCK_BASE + 52].any():
+            return super()._discard_or_knock(hand, mask)
+        cands = np.flatnonzero(mask[E.DISCARD_BASE : E.DISCARD_BASE + 52] == 1)
+        if cands.size == 0:
+            return int(np.flatnonzero(mask == 1)[0])
+        unseen, known, q, limit = self._context(hand)
+        n = cands.size
+        now, after, p_knock, risk = (np.empty(n, np.float64) for _ in range(4))
+        _plan_discards(
+            np.uint64(hand), cands.astype(np.int64), np.uint64(unseen), np.uint64(known), q,
+            limit, _MELD3, SUIT_DEADWOOD, GROUP_OPTS, GROUP_NOPT, SPREAD, now, after, p_knock,
+            risk,
+        )  # fmt: skip
+        score = self.now_weight * now + after + self.risk_weight * risk
+        best = score.min()
+        ties = [int(c) for c, s in zip(cands, score, strict=True) if s <= best + 1e-9]
+        return E.DISCARD_BASE + self._pick(ties)
+
+
 class GinNoviceAgent(_GinRuleAgent):
     """A novice: knocks as soon as possible, otherwise discards to minimise deadwood, and draws at
     random.
@@ -477,6 +635,7 @@ __all__ = [
     "INF_DEADWOOD",
     "TAKE_RULES",
     "GinNoviceAgent",
+    "GinPlannerAgent",
     "GinSimpleAgent",
     "cards_of",
     "completes_meld",

@@ -4,9 +4,12 @@ on stacked decks."""
 import numpy as np
 import pytest
 
-from agents import GinNoviceAgent, GinSimpleAgent, RandomAgent
+from agents import GinNoviceAgent, GinPlannerAgent, GinSimpleAgent, RandomAgent
 from agents.base import SeatView
 from agents.gin_rules import (
+    _MELD3,
+    _draw_outlook,
+    _feed_risk,
     completes_meld,
     defender_plan,
     hand_deadwood,
@@ -16,9 +19,11 @@ from agents.gin_rules import (
 )
 from rummy_env import gin_rummy_v0
 from rummy_env.core.cards import cards_to_mask, str_to_card
-from rummy_env.core.melds import GIN_MELD_MASKS
+from rummy_env.core.melds import GIN_MELD_MASKS, GROUP_NOPT, GROUP_OPTS, SPREAD, SUIT_DEADWOOD
 from rummy_env.encodings import gin_rummy as E
 from rummy_env.testing import gin_deck
+
+_DEADWOOD_TABLES = (SUIT_DEADWOOD, GROUP_OPTS, GROUP_NOPT, SPREAD)
 
 CONFIGS = {
     "default": {},
@@ -36,6 +41,8 @@ PAIRS = [
     (RandomAgent, GinSimpleAgent),
     (GinSimpleAgent, GinSimpleAgent),
     (GinNoviceAgent, GinSimpleAgent),
+    (GinPlannerAgent, GinSimpleAgent),
+    (RandomAgent, GinPlannerAgent),
 ]
 
 
@@ -85,7 +92,7 @@ def test_agents_choose_only_masked_actions(config):
     assert all(fifty_taken)
 
 
-@pytest.mark.parametrize("cls", [GinSimpleAgent, GinNoviceAgent])
+@pytest.mark.parametrize("cls", [GinSimpleAgent, GinNoviceAgent, GinPlannerAgent])
 def test_fiftieth_card_offer_is_taken_to_knock(cls):
     """Both players draw and discard the drawn card until 2 stock cards remain; the last
     discard (7s) lets the dealer knock: it takes the 50th card and knocks."""
@@ -114,7 +121,7 @@ def test_fiftieth_card_offer_is_taken_to_knock(cls):
     a = _act(env, agent)
     # Kh and Qh tie on deadwood (10): the simple player knocks with the higher rank
     assert a in (E.action_id("KNOCK[Kh]"), E.action_id("KNOCK[Qh]"))
-    if cls is GinSimpleAgent:
+    if cls is not GinNoviceAgent:
         assert a == E.action_id("KNOCK[Kh]")
     env.step(a)
     assert env.infos["player_1"]["outcome"] == "knock"
@@ -226,6 +233,55 @@ def test_simple_oklahoma_respects_the_upcard_limit():
 def test_simple_eleven_card_deal_first_move_knocks():
     env = _table("As 2s 3s 4h 5h 6h 7c 7d 7s 9c Kh", DEALER, None, eleven_card_deal=True)
     assert _act(env, GinSimpleAgent(seed=0)) == E.action_id("KNOCK[Kh]")
+
+
+# ---------------------------------------------------------------------------------------------
+# The planner: one-draw lookahead over the unseen cards
+
+
+def test_planner_keeps_a_run_draw_the_simple_player_breaks():
+    """After drawing Ac (Ac 2c 3c melds), four tens tie on deadwood: Tc Jd Qh Kh. The simple
+    player throws the highest rank, Kh, breaking Qh-Kh; the planner keeps the pair (Jh, a king
+    or a queen from the stock would meld it) and throws Jd."""
+    env = _table("2c 4d 6h 8s Tc Jd Qh Kh 3c 5d", DEALER, "9s", stock="Ac")
+    env.step(E.PASS)
+    env.step(E.PASS)
+    env.step(E.DRAW_STOCK)
+    assert _act(env, GinSimpleAgent(seed=0)) == E.action_id("DISCARD[Kh]")
+    assert _act(env, GinPlannerAgent(seed=0)) == E.action_id("DISCARD[Jd]")
+
+
+def test_planner_takes_a_non_melding_discard_only_with_a_take_margin():
+    """Ad melds nothing (no 2d 3d): the default planner passes like the simple player; with
+    ``take_margin=0`` it takes it, since Ad for Ks beats the mean stock draw."""
+    env = _table("2c 4d 6h 8s Tc Jd Qh Ks 3c 5d", DEALER, "Ad")
+    assert _act(env, GinPlannerAgent(seed=0)) == E.PASS
+    assert _act(env, GinPlannerAgent(seed=0, take_margin=0)) == E.TAKE_DISCARD
+
+
+def test_draw_outlook_with_one_unseen_card_is_the_best_deadwood_after_drawing_it():
+    hand = cards_to_mask("As 2s 3s 4h 5h 6h 7c 7d 9c Kd")
+    for card in ("7s", "8c", "Qh"):
+        c = str_to_card(card)
+        dw = [hand_deadwood((hand | 1 << c) & ~(1 << d)) for d in range(52)]
+        best = min(int(dw[d]) for d in range(52) if (hand | 1 << c) >> d & 1)
+        mean, p_knock = _draw_outlook(
+            np.uint64(hand), np.uint64(1 << c), 10, *_DEADWOOD_TABLES
+        )  # fmt: skip
+        assert mean == best
+        assert p_knock == float(best <= 10)
+
+
+def test_feed_risk_counts_melds_the_opponent_can_hold():
+    seven = str_to_card("7h")
+    known = cards_to_mask("7c 7d")
+    # both other sevens of a group are known in the opponent's hand: certain
+    assert _feed_risk(seven, np.uint64(0), np.uint64(known), 0.3, _MELD3) == 1.0
+    # every other card of every three-card meld with 7h is dead (nothing unseen or known)
+    assert _feed_risk(seven, np.uint64(0), np.uint64(0), 0.3, _MELD3) == 0.0
+    # only 6h 8h unseen: one run (6h 7h 8h) with probability q * q
+    unseen = cards_to_mask("6h 8h")
+    assert _feed_risk(seven, np.uint64(unseen), np.uint64(0), 0.5, _MELD3) == 0.25
 
 
 def _play_stacked(deck_args, **options):

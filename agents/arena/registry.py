@@ -30,6 +30,10 @@ AGENTS: dict[str, AgentEntry] = {
         {"take_rule": "best_meld"},
         doc="simple player, takes a discard only if a best arrangement melds it (Gin)",
     ),
+    "planner": AgentEntry(
+        "agents.gin_rules:GinPlannerAgent",
+        doc="simple player with a one-draw lookahead and card tracking (Gin)",
+    ),
     "novice": AgentEntry("agents.gin_rules:GinNoviceAgent", doc="knock asap, random draws (Gin)"),
     "ismcts": AgentEntry("agents.ismcts:ISMCTSAgent", doc="information-set MCTS"),
     "ppo": AgentEntry("agents.ppo_agent:PPOAgent", doc="trained PPO net (@checkpoint=PATH)"),
