@@ -120,6 +120,7 @@ class Config:
     eval_every: int = 20  # updates; 0 = only at the end
     eval_games: int = 512
     checkpoint_every: int = 20
+    keep_agents: bool = False  # also keep each checkpoint's player as agent_<step>.pt
     torch_threads: int = 1
     device: str = "cpu"  # torch device of the network: "cpu", "cuda", "cuda:1", or "auto"
     numba_threads: int = 1
@@ -752,6 +753,8 @@ def main() -> None:
 
     def save(tag: str = "") -> None:
         save_agent(out / "agent.pt")
+        if cfg.keep_agents:  # to pick among them with the arena afterwards
+            save_agent(out / f"agent_{global_step}.pt")
         torch.save(
             {
                 "config": dataclasses.asdict(cfg),

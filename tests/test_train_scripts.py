@@ -81,9 +81,13 @@ def test_ppo_selfplay_smoke_and_resume(tmp_path) -> None:
     rows = list(csv.DictReader((out / "progress.csv").open()))
     assert [int(r["global_step"]) for r in rows] == [256, 512]
     assert all(0 <= float(r["eval_win_rate"]) <= 1 for r in rows)
-    _run("experiments/ppo_selfplay.py", "--resume", str(out), "--total-steps", "1024", *common)
+    assert not list(out.glob("agent_*.pt"))
+    _run("experiments/ppo_selfplay.py", "--resume", str(out), "--total-steps", "1024",
+         "--keep-agents", *common)  # fmt: skip
     rows = list(csv.DictReader((out / "progress.csv").open()))
     assert [int(r["update"]) for r in rows] == [1, 2, 3, 4]
+    # --keep-agents: every checkpoint's player stays beside agent.pt
+    assert sorted(p.name for p in out.glob("agent_*.pt")) == ["agent_1024.pt", "agent_768.pt"]
 
     from agents.ppo_agent import PPOAgent
 
