@@ -305,16 +305,14 @@ def _feed_risk(card, unseen, opp_known, q, melds3):
 @njit(cache=True)
 def _plan_discards(
     hand, cands, unseen, opp_known, q, knock_limit, melds3, suit_dw, group_opts, group_nopt,
-    spread, now, after, p_knock, risk,
+    spread, now, after, risk,
 ):  # fmt: skip
     """For each candidate discard: deadwood now, the draw outlook after it, the feed risk."""
     for i in range(cands.shape[0]):
         d = cands[i]
         h = hand & ~(_U1 << np.uint64(d))
         now[i] = min_deadwood(h, suit_dw, group_opts, group_nopt, spread)
-        after[i], p_knock[i] = _draw_outlook(
-            h, unseen, knock_limit, suit_dw, group_opts, group_nopt, spread
-        )
+        after[i], _ = _draw_outlook(h, unseen, knock_limit, suit_dw, group_opts, group_nopt, spread)
         risk[i] = _feed_risk(d, unseen, opp_known, q, melds3)
 
 
@@ -591,16 +589,14 @@ class GinPlannerAgent(GinSimpleAgent):
     def _discard_or_knock(self, hand: int, mask: np.ndarray) -> int:
         if mask[E.KNOCK_BASE : E.KNOCK_BASE + 52].any():
             return super()._discard_or_knock(hand, mask)
+        # no knock: the discard phase (the fiftieth-card knock phase only offers knocks)
         cands = np.flatnonzero(mask[E.DISCARD_BASE : E.DISCARD_BASE + 52] == 1)
-        if cands.size == 0:
-            return int(np.flatnonzero(mask == 1)[0])
         unseen, known, q, limit = self._context(hand)
         n = cands.size
-        now, after, p_knock, risk = (np.empty(n, np.float64) for _ in range(4))
+        now, after, risk = (np.empty(n, np.float64) for _ in range(3))
         _plan_discards(
             np.uint64(hand), cands.astype(np.int64), np.uint64(unseen), np.uint64(known), q,
-            limit, _MELD3, SUIT_DEADWOOD, GROUP_OPTS, GROUP_NOPT, SPREAD, now, after, p_knock,
-            risk,
+            limit, _MELD3, SUIT_DEADWOOD, GROUP_OPTS, GROUP_NOPT, SPREAD, now, after, risk,
         )  # fmt: skip
         score = self.now_weight * now + after + self.risk_weight * risk
         best = score.min()
