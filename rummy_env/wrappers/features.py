@@ -24,6 +24,14 @@ trained with them can compute them again at play time from the PettingZoo observ
   players and 54 cards and with 4 players and 52 cards share: those two are refused. Cloning
   the compiled ``heuristic`` on 600k Rummy 51 decisions, held-out agreement reached 92.6% in 4
   passes with these planes, against 84.3% in 15 passes without them.
+- ``"joker_cards_out"`` (Rummy 51): ``joker_cards`` plus three numbers about going out, from
+  :func:`fewest_left`, the fewest cards the hand can hold before its discard once the turn's
+  new melds and lay-offs are down (an opening must reach 51 points first; the default
+  threshold is assumed): in the play phase, [whether the hand goes out this turn, that count /
+  14, the same count / 14]; in the draw phase, [whether taking the top discard lets it go out,
+  the count with the top discard / 14, the count without drawing / 14]; zeros otherwise. A rule
+  such as ``greedy_plus@hold_melds=0`` (keep new melds in hand until the turn that goes out)
+  can be read from the first; the ``joker_cards`` planes alone cannot tell it.
 """
 
 from __future__ import annotations
@@ -35,6 +43,20 @@ import numpy as np
 from numba import njit
 
 from agents.rum_rollouts import closeness, melds_with_hand
+from rummy_env.core.jmelds import (
+    JOKER,
+    NUM_TEMPLATES,
+    TPL_A,
+    TPL_B,
+    TPL_C,
+    TPL_KIND,
+    TPL_WIN,
+    feasible_templates,
+    hand_masks,
+    pos_card,
+    template_has_natural,
+    template_needs,
+)
 from rummy_env.core.melds import (
     GROUP_NOPT,
     GROUP_OPTS,
@@ -44,13 +66,16 @@ from rummy_env.core.melds import (
     min_deadwood,
     min_deadwood_per_discard,
 )
+from rummy_env.rules.rummy51.kernels import TPL_VAL, _give, _take
 
-FEATURES = ("none", "gin_deadwood", "joker_cards")
+FEATURES = ("none", "gin_deadwood", "joker_cards", "joker_cards_out")
 """Names accepted by :func:`feature_size` and :func:`add_features`."""
 
 _GIN_FEATURES = 106  # 52 per-discard, now, best after taking, 52 take-gain plane
 _JOKER_GAMES = ("five_hundred_rum", "rummy51")
 _JOKER_FEATURES = 6 * 52  # melds, own closeness, next's closeness, table fit, top, top melds
+_OUT_FEATURES = 3  # goes out, fewest cards left (with the top discard), without drawing
+_OUT_PIECES = ("opened", "phase", "opening_points", "taken_single")
 _JOKER_PIECES = ("hand", "pile_sequence", "known", "meld_kind", "meld_cards", "meld_jokers",
                  "meld_ends")  # fmt: skip
 _U1 = np.uint64(1)
@@ -109,6 +134,8 @@ def feature_size(name: str) -> int:
         return _GIN_FEATURES
     if name == "joker_cards":
         return _JOKER_FEATURES
+    if name == "joker_cards_out":
+        return _JOKER_FEATURES + _OUT_FEATURES
     raise ValueError(f"unknown features {name!r}; available: {', '.join(FEATURES)}")
 
 
@@ -135,11 +162,15 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
             np.ascontiguousarray(x2), out[:, x2.shape[1] :], SUIT_DEADWOOD, GROUP_OPTS,
             GROUP_NOPT, SPREAD,
         )  # fmt: skip
-    elif name == "joker_cards":
+    elif name in ("joker_cards", "joker_cards_out"):
         offs, max_melds, retrieve = _joker_args(x2.shape[1])
-        _joker_card_features(
-            np.ascontiguousarray(x2), out[:, x2.shape[1] :], offs, max_melds, retrieve
-        )
+        xc = np.ascontiguousarray(x2)
+        w = x2.shape[1]
+        _joker_card_features(xc, out[:, w : w + _JOKER_FEATURES], offs, max_melds, retrieve)
+        if name == "joker_cards_out":
+            if not retrieve:
+                raise ValueError("joker_cards_out needs a Rummy 51 observation (500 Rum given)")
+            _joker_out_features(xc, out[:, w + _JOKER_FEATURES :], offs, _out_args(w), max_melds)
     return out[0] if single else out
 
 
@@ -246,6 +277,308 @@ def _joker_card_features(obs, out, offs, m, retrieve):
                     out[i, 260 + top] = 1.0
 
 
+# -- going out (Rummy 51) ----------------------------------------------------------------------
+
+_OUT_DEPTH = 32  # search levels: one per meld laid or card kept (a hand holds far fewer)
+_OUT_NODES = 20000  # search nodes per position before the best count so far is returned
+_R51_THRESHOLD = 51
+# columns of the search's level table
+_L_PIV, _L_K, _L_NF, _L_AT, _L_AJ, _L_ANAT, _L_PTS, _L_NT, _L_KEPT = range(9)
+
+
+@njit(cache=True)
+def _leaf_left(h, kept, rem, pts, nt, need, taken, runs, n_runs, groups, n_groups, total):
+    """Cards left before the discard at a leaf of :func:`fewest_left` (``h + kept``: the cards
+    no new meld took; ``pts``, ``nt``: the new melds' points and number); a large number when
+    the leaf's melds may not be laid (an opening short of ``need``).
+    """
+    if need > 0 and pts < need:
+        return total if nt == 0 else 1 << 20
+    for c in range(53):
+        rem[c] = h[c] + kept[c]
+    for q in range(n_runs):  # lay off onto each run, extending it card by card
+        s, lo, hi = runs[q, 0], runs[q, 1], runs[q, 2]
+        moved = True
+        while moved:
+            moved = False
+            if hi < 12 or (hi == 12 and lo > 0):  # an ace goes high only if not low already
+                c = pos_card(s, hi + 1)
+                if rem[c] > 0:
+                    rem[c] -= 1
+                    hi += 1
+                    moved = True
+            if lo > 1 or (lo == 1 and hi < 13):
+                c = pos_card(s, lo - 1)
+                if rem[c] > 0:
+                    rem[c] -= 1
+                    lo -= 1
+                    moved = True
+            if moved or rem[JOKER] == 0:
+                continue
+            # a joker bridges a one-card gap to a natural beyond it
+            if hi < 11 or (hi == 11 and lo > 0):
+                c = pos_card(s, hi + 2)
+                if rem[c] > 0:
+                    rem[c] -= 1
+                    rem[JOKER] -= 1
+                    hi += 2
+                    moved = True
+                    continue
+            if lo > 2 or (lo == 2 and hi < 13):
+                c = pos_card(s, lo - 2)
+                if rem[c] > 0:
+                    rem[c] -= 1
+                    rem[JOKER] -= 1
+                    lo -= 2
+                    moved = True
+    room = nt > 0 or n_runs > 0  # a joker lays off on any run (or a group with room)
+    for q in range(n_groups):
+        r, suits, size = groups[q, 0], groups[q, 1], groups[q, 2]
+        for s in range(4):
+            if size < 4 and not (suits >> s & 1) and rem[s * 13 + r] > 0:
+                rem[s * 13 + r] -= 1
+                size += 1
+        room = room or size < 4
+    if room:
+        rem[JOKER] = 0
+    u = 0
+    laid_off = False
+    for c in range(53):
+        u += rem[c]
+        if rem[c] < h[c] + kept[c] and (c != taken or h[c] + kept[c] >= 2):
+            laid_off = True
+    if u == 0:
+        # keep a card that could be laid off, to discard it (a new meld cannot spare one:
+        # the search tries its smaller templates with the card kept)
+        return 1 if laid_off else 1 << 20
+    if u == 1 and 0 <= taken < 52 and rem[taken] == 1:
+        # the card taken from the pile may not be discarded: keep a laid-off card as well
+        return 2 if laid_off else 1 << 20
+    return u
+
+
+@njit(cache=True)
+def fewest_left(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept, rem) -> int:
+    """Fewest cards a Rummy 51 hand can hold before its discard, once this turn's new melds
+    and lay-offs are down: 1 means it goes out.
+
+    The search is ``kernels._reach``'s: the lowest natural still undecided goes into each
+    template that can take it, or is kept; at a leaf, the kept naturals are laid off onto the
+    table (``runs``: suit, low and high position; ``groups``: rank, suit mask, size), a run
+    growing card by card (a joker may bridge a one-card gap), and the jokers left go anywhere
+    with room. Lay-offs onto the turn's own new melds beyond their templates are not searched.
+    Pruned by the kept naturals no table meld could take; after ``_OUT_NODES`` nodes the best
+    count so far is returned.
+
+    Args:
+        h: card counts (53 types; restored on return).
+        need: opening points the new melds must reach before anything is laid (0: opened).
+        taken: the card taken from the pile this turn (-1: none), not discardable.
+        runs: (suit, low position, high position) of the table runs, first ``n_runs`` rows.
+        n_runs: number of table runs.
+        groups: (rank, suit mask, size) of the table groups, first ``n_groups`` rows.
+        n_groups: number of table groups.
+        ct: scratch, candidate templates per level (``_OUT_DEPTH`` x templates).
+        cj: scratch, their jokers.
+        lv: scratch, the level table (``_OUT_DEPTH`` x 9).
+        kept: scratch, naturals kept (53).
+        rem: scratch, cards left at a leaf (53).
+    """
+    kinds, ta, tb, tc, twin, tval = TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN, TPL_VAL
+    total = 0
+    for c in range(53):
+        total += h[c]
+        kept[c] = 0
+    if total == 0:
+        return 0
+    layable = np.zeros(52, np.bool_)  # naturals some table meld could still take
+    for q in range(n_runs):
+        for r in range(13):
+            layable[runs[q, 0] * 13 + r] = True
+    for q in range(n_groups):
+        if groups[q, 2] < 4:
+            for s in range(4):
+                layable[s * 13 + groups[q, 0]] = True
+    best = total
+    rs = np.empty(13, np.int64)
+    sp = np.empty(4, np.int64)
+    hand_masks(h, rs, sp)
+    nf0 = feasible_templates(h[JOKER], rs, sp, kinds, ta, tb, tc, twin, ct[0], cj[0])
+    lv[0, _L_PTS] = 0
+    lv[0, _L_NT] = 0
+    d = 0
+    nodes = 0
+    entering = True
+    while True:
+        if entering:
+            entering = False
+            nodes += 1
+            lv[d, _L_AT] = -1
+            lv[d, _L_K] = 0
+            lv[d, _L_NF] = 0
+            lv[d, _L_KEPT] = 1  # no options unless set below
+            bound = 0
+            for c in range(52):
+                if kept[c] > 0 and not layable[c]:
+                    bound += kept[c]
+            if bound < best and nodes <= _OUT_NODES:
+                pivot = -1
+                for c in range(52):
+                    if h[c] > 0:
+                        pivot = c
+                        break
+                if pivot < 0 or d >= _OUT_DEPTH - 1:
+                    left = _leaf_left(h, kept, rem, lv[d, _L_PTS], lv[d, _L_NT], need, taken,
+                                      runs, n_runs, groups, n_groups, total)  # fmt: skip
+                    best = min(best, left)
+                else:
+                    nf = nf0
+                    if d > 0:  # the hand only shrinks: filter the parent level's templates
+                        nf = 0
+                        for k in range(lv[d - 1, _L_NF]):
+                            t = ct[d - 1, k]
+                            j = template_needs(t, h, kinds, ta, tb, tc)
+                            if j >= 0:
+                                ct[d, nf] = t
+                                cj[d, nf] = j
+                                nf += 1
+                    lv[d, _L_NF] = nf
+                    lv[d, _L_PIV] = pivot
+                    lv[d, _L_KEPT] = 0
+        pivot = lv[d, _L_PIV]
+        t = lv[d, _L_AT]  # take back this level's last move
+        if t >= 0:
+            _give(h, t, lv[d, _L_AJ], lv[d, _L_ANAT])
+        elif t == -2:
+            h[pivot] += 1
+            kept[pivot] -= 1
+        lv[d, _L_AT] = -1
+        k, nf = lv[d, _L_K], lv[d, _L_NF]
+        t = -1
+        j = 0
+        while k < nf:
+            t, j = ct[d, k], cj[d, k]
+            k += 1
+            if template_has_natural(t, pivot, kinds, ta, tb, tc):
+                break
+            t = -1
+        lv[d, _L_K] = k
+        if t >= 0:
+            lv[d, _L_ANAT] = _take(h, t, j)
+            lv[d, _L_AT] = t
+            lv[d, _L_AJ] = j
+            lv[d + 1, _L_PTS] = lv[d, _L_PTS] + tval[t]
+            lv[d + 1, _L_NT] = lv[d, _L_NT] + 1
+            d += 1
+            entering = True
+            continue
+        if lv[d, _L_KEPT] == 0:
+            lv[d, _L_KEPT] = 1
+            h[pivot] -= 1
+            kept[pivot] += 1
+            lv[d, _L_AT] = -2
+            lv[d + 1, _L_PTS] = lv[d, _L_PTS]
+            lv[d + 1, _L_NT] = lv[d, _L_NT]
+            d += 1
+            entering = True
+            continue
+        if d == 0:
+            return best
+        d -= 1
+
+
+def make_out_work() -> tuple[np.ndarray, ...]:
+    """Scratch buffers of :func:`fewest_left`: ct, cj, lv, kept, rem."""
+    return (
+        np.empty((_OUT_DEPTH, NUM_TEMPLATES), np.int64),
+        np.empty((_OUT_DEPTH, NUM_TEMPLATES), np.int64),
+        np.zeros((_OUT_DEPTH, 9), np.int64),
+        np.zeros(53, np.int64),
+        np.zeros(53, np.int64),
+    )
+
+
+@cache
+def _out_args(width: int) -> np.ndarray:
+    """Offsets of the pieces :func:`_joker_out_features` reads (Rummy 51 of ``width``)."""
+    _, layout = joker_layout(width)
+    return np.array([layout.offset(n) for n in _OUT_PIECES], np.int64)
+
+
+@njit(cache=True)
+def _joker_out_features(obs, out, offs, offs2, m):
+    o_hand, o_pile, _, o_kind, o_cards, o_jok, o_ends = offs
+    o_opened, o_phase, o_points, o_taken = offs2
+    ct = np.empty((_OUT_DEPTH, NUM_TEMPLATES), np.int64)
+    cj = np.empty((_OUT_DEPTH, NUM_TEMPLATES), np.int64)
+    lv = np.zeros((_OUT_DEPTH, 9), np.int64)
+    kept = np.zeros(53, np.int64)
+    rem = np.zeros(53, np.int64)
+    hand = np.zeros(53, np.int64)
+    runs = np.zeros((m, 3), np.int64)
+    groups = np.zeros((m, 3), np.int64)
+    for i in range(obs.shape[0]):
+        for k in range(_OUT_FEATURES):
+            out[i, k] = 0.0
+        play = obs[i, o_phase + 1] > 0.5
+        if not play and obs[i, o_phase] < 0.5:
+            continue  # the hand is over
+        for c in range(53):
+            hand[c] = int(obs[i, o_hand + c] * 2.0 + 0.5)
+        n_runs = 0
+        n_groups = 0
+        for j in range(m):
+            base = o_cards + 52 * j
+            if obs[i, o_kind + 2 * j] > 0.5:
+                r = int(obs[i, o_ends + 2 * j] * 12.0 + 0.5)
+                suits = 0
+                size = int(obs[i, o_jok + 14 * j] * 4.0 + 0.5)
+                for s in range(4):
+                    if obs[i, base + s * 13 + r] > 0.5:
+                        suits |= 1 << s
+                        size += 1
+                groups[n_groups, 0] = r
+                groups[n_groups, 1] = suits
+                groups[n_groups, 2] = size
+                n_groups += 1
+            elif obs[i, o_kind + 2 * j + 1] > 0.5:
+                su = -1
+                for c in range(52):
+                    if obs[i, base + c] > 0.5:
+                        su = c // 13
+                        break
+                if su >= 0:
+                    runs[n_runs, 0] = su
+                    runs[n_runs, 1] = int(obs[i, o_ends + 2 * j] * 13.0 + 0.5)
+                    runs[n_runs, 2] = int(obs[i, o_ends + 2 * j + 1] * 13.0 + 0.5)
+                    n_runs += 1
+        need = 0
+        if obs[i, o_opened] < 0.5:
+            need = _R51_THRESHOLD - int(obs[i, o_points] * _R51_THRESHOLD + 0.5)
+        taken = -1
+        for c in range(53):
+            if obs[i, o_taken + c] > 0.5:
+                taken = c
+        n = fewest_left(hand, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept, rem)
+        if play:
+            out[i, 0] = 1.0 if n == 1 else 0.0
+            out[i, 1] = min(n, 14) / 14.0
+            out[i, 2] = out[i, 1]
+            continue
+        out[i, 2] = min(n, 14) / 14.0
+        v = obs[i, o_pile]
+        top = int(v * 53.0 + 0.5) - 1 if v > 0.0 else -1
+        if top >= 0:
+            hand[top] += 1
+            n = fewest_left(hand, need, top, runs, n_runs, groups, n_groups, ct, cj, lv, kept,
+                            rem)  # fmt: skip
+            hand[top] -= 1
+            out[i, 0] = 1.0 if n == 1 else 0.0
+            out[i, 1] = min(n, 14) / 14.0
+        else:
+            out[i, 1] = out[i, 2]
+
+
 def card_layout(
     game: str, features: str, obs_size: int
 ) -> tuple[list[int], list[int], list[tuple[int, int]]]:
@@ -259,7 +592,7 @@ def card_layout(
         features: the feature set appended to the observation.
         obs_size: size of the raw observation (without features).
     """
-    if game in _JOKER_GAMES and features == "joker_cards":
+    if game in _JOKER_GAMES and features in ("joker_cards", "joker_cards_out"):
         _, layout = joker_layout(obs_size)
         planes = [layout.offset(n) for n in ("hand", "known", "pile_counts")]
         planes += [obs_size + 52 * k for k in range(6)]
@@ -290,5 +623,7 @@ __all__ = [
     "card_layout",
     "default_features",
     "feature_size",
+    "fewest_left",
     "joker_layout",
+    "make_out_work",
 ]

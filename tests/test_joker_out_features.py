@@ -1,0 +1,170 @@
+"""``joker_cards_out``: can a Rummy 51 hand go out this turn, and how many cards must it keep?
+
+The search (:func:`rummy_env.wrappers.features.fewest_left`) is shown on stacked hands first,
+then checked against the plans of the rule-based agent on played positions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rummy_env
+from agents.heuristic import HeuristicAgent
+from agents.r51_greedy import Rummy51GreedyAgent, _counts, table_melds
+from rummy_env.core.cards import parse_cards
+from rummy_env.encodings import rummy51 as E
+from rummy_env.wrappers.features import (
+    add_features,
+    card_layout,
+    feature_size,
+    fewest_left,
+    make_out_work,
+)
+
+
+def _left(hand: str, *, need: int = 0, taken: str = "", runs=(), groups=()) -> int:
+    """Fewest cards ``hand`` holds before its discard. ``runs``: (suit, low, high) with
+    positions 0 = low ace, 1..12 = 2..K, 13 = high ace; ``groups``: (rank, suit mask, size).
+    """
+    h = np.zeros(53, np.int64)
+    for c in parse_cards(hand):
+        h[c] += 1
+    before = h.copy()
+    r = np.zeros((8, 3), np.int64)
+    g = np.zeros((8, 3), np.int64)
+    for k, row in enumerate(runs):
+        r[k] = row
+    for k, row in enumerate(groups):
+        g[k] = row
+    t = parse_cards(taken)[0] if taken else -1
+    n = fewest_left(h, need, t, r, len(runs), g, len(groups), *make_out_work())
+    np.testing.assert_array_equal(h, before)  # the hand is restored
+    return int(n)
+
+
+CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
+
+
+def test_a_hand_that_melds_all_but_one_card_goes_out() -> None:
+    assert _left("7h 8h 9h 5c") == 1
+    assert _left("7h 8h 9h Kc Kd Ks 2c") == 1
+    assert _left("7h 8h 9h 5c 6d") == 2  # two loose cards: one stays after the discard
+
+
+def test_three_cards_of_one_meld_cannot_go_out_without_a_discard() -> None:
+    # laying the three leaves nothing to discard, so one of them is kept (and the meld is not)
+    assert _left("8c 8d 8s") == 3
+    assert _left("8c 8d 8s 8h") == 1  # a group of three is laid, the fourth discarded
+
+
+def test_jokers_fill_new_melds() -> None:
+    assert _left("7h JK 9h 5c") == 1
+    assert _left("7h JK 5c 2d") == 4  # two cards are no meld
+    assert _left("7h JK JK 5c 2d") == 2
+
+
+def test_lay_offs_extend_table_runs_card_by_card_and_over_a_joker() -> None:
+    run = (HEARTS, 4, 6)  # 5h 6h 7h on the table
+    assert _left("8h 9h 2c", runs=[run]) == 1
+    assert _left("9h 2c", runs=[run]) == 2  # 8h missing: 9h does not fit
+    assert _left("JK 9h 2c", runs=[run]) == 1  # the joker stands for 8h, then 9h
+    assert _left("3h 4h Qc", runs=[run]) == 1  # downwards, 4h then 3h
+    assert _left("Ah 2c", runs=[(HEARTS, 9, 12)]) == 1  # T-K: the ace goes high
+    assert _left("Ah 2c", runs=[(HEARTS, 0, 2)]) == 2  # A-3: the ace is already low
+
+
+def test_lay_offs_fill_groups_to_four() -> None:
+    assert _left("9s 2c", groups=[(8, 0b0111, 3)]) == 1
+    assert _left("9s 2c", groups=[(8, 0b0011, 4)]) == 2  # full with a joker
+    assert _left("JK 2c", groups=[(8, 0b0011, 3)]) == 1
+
+
+def test_an_opening_must_reach_its_points_before_anything_is_laid() -> None:
+    # 30 points of melds: short of 51, so nothing may be laid and every card stays
+    assert _left("Kh Qh Jh 5c", need=51) == 4
+    assert _left("Kh Qh Jh 5c", need=30) == 1
+    assert _left("Kh Kd Ks Qh Qd Qs Tc Td Ts 2c", need=51) == 1
+    # before the opening, no lay-off either
+    assert _left("8h 9h 2c", need=51, runs=[(HEARTS, 4, 6)]) == 3
+
+
+def test_the_card_taken_from_the_pile_is_not_the_discard() -> None:
+    assert _left("7h 8h 9h 5c", taken="5c") == 4  # melding would leave only the taken card
+    assert _left("7h 8h 9h 5c", taken="7h") == 1
+    assert _left("7h 8h 9h 5c 8s", taken="5c", groups=[(7, 0b0011, 3)]) == 2
+
+
+def test_feature_layout_and_errors() -> None:
+    assert feature_size("joker_cards_out") == feature_size("joker_cards") + 3
+    width = E.Layout(2).obs_size
+    assert card_layout("rummy51", "joker_cards_out", width) == card_layout(
+        "rummy51", "joker_cards", width
+    )
+    venv = rummy_env.make_vec("five_hundred_rum", 2, seed=0)
+    obs, _ = venv.reset()
+    with pytest.raises(ValueError, match="Rummy 51"):
+        add_features("joker_cards_out", obs["observation"])
+
+
+def _positions(n: int, steps: int, seed: int):
+    venv = rummy_env.make_vec("rummy51", n, seed=seed)
+    obs, _ = venv.reset()
+    agent = HeuristicAgent(seed=0)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        yield obs
+        a = agent.act_game(venv.game)
+        mask = obs["action_mask"]
+        for i in np.flatnonzero(rng.random(n) < 0.2):
+            a[i] = rng.choice(np.flatnonzero(mask[i]))
+        obs, *_ = venv.step(a)
+
+
+def test_going_out_agrees_with_the_rule_agents_plans() -> None:
+    """In the play phase of opened players, the flag says what ``greedy``'s planner finds:
+    its best plan leaves at most one card. The planner maximises the penalty removed, so it
+    may miss a way out that lays fewer points (rare); never the other way round by much.
+    """
+    lay = E.Layout(2)
+    agent = Rummy51GreedyAgent(seed=0)
+    agent._threshold = 51
+    agree = total = outs = 0
+    for obs in _positions(32, 150, seed=1):
+        x = add_features("joker_cards_out", obs["observation"])
+        f = x[:, -3:]
+        for i in range(32):
+            parts = lay.split(obs["observation"][i])
+            phase = int(np.argmax(parts["phase"]))
+            if phase == E.PH_PLAY:
+                assert f[i, 0] == float(round(f[i, 1] * 14) == 1) and f[i, 1] == f[i, 2]
+            if phase != E.PH_PLAY or parts["opened"][0] < 0.5:
+                continue
+            agent._parts, agent._opened = parts, True
+            taken = int(np.argmax(parts["taken_single"])) if parts["taken_single"].any() else -1
+            plan = agent._plan(_counts(parts["hand"]), table_melds(parts), taken)
+            out = plan is not None and sum(plan.left) <= 1
+            agree += out == (f[i, 0] > 0.5)
+            outs += out
+            total += 1
+    assert total > 1000 and outs > 50, (total, outs)
+    assert agree / total > 0.99, (agree, total)
+
+
+def test_draw_phase_reads_the_top_discard() -> None:
+    lay = E.Layout(2)
+    seen = 0
+    for obs in _positions(16, 100, seed=2):
+        x = add_features("joker_cards_out", obs["observation"])
+        for i in range(16):
+            parts = lay.split(obs["observation"][i])
+            if int(np.argmax(parts["phase"])) != E.PH_DRAW:
+                continue
+            f = x[i, -3:]
+            top = int(round(float(parts["pile_sequence"][0]) * 53)) - 1
+            if top < 0:
+                assert f[1] == f[2] and f[0] == 0.0
+                continue
+            assert f[0] == float(round(f[1] * 14) == 1)
+            seen += 1
+    assert seen > 200
