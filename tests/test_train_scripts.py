@@ -221,7 +221,7 @@ def test_ppo_selfplay_compiled_heuristic(tmp_path) -> None:
          "--num-steps", "8", "--total-steps", "256", "--eval-games", "4", "--hidden", "16",
          "--baseline", "heuristic", "--teacher", "heuristic", "--imitate-samples", "1500",
          "--imitate-epochs", "2", "--teacher-coef", "0", "--dagger-rounds", "1",
-         "--dagger-samples", "800",
+         "--dagger-samples", "800", "--features", "joker_cards_out",
          "--out", str(out), "--no-progress", "--no-tensorboard")  # fmt: skip
     rows = list(csv.DictReader((out / "imitation.csv").open()))
     # two passes of cloning, then one DAgger round of two passes over the grown record
@@ -233,6 +233,19 @@ def test_ppo_selfplay_compiled_heuristic(tmp_path) -> None:
     assert (out / "imitated_round0.pt").exists() and (out / "imitated_round1.pt").exists()
     progress = list(csv.DictReader((out / "progress.csv").open()))
     assert progress[0]["update"] == "0" and int(progress[-1]["eval_games"]) == 4
+    # the saved player computes the going-out features again from each observation
+    from agents.ppo_agent import PPOAgent
+    from rummy_env import rummy51_v0
+
+    agent = PPOAgent(checkpoint=str(out / "agent.pt"))
+    assert agent.features == "joker_cards_out"
+    env = rummy51_v0.env()
+    env.reset(seed=3)
+    for _name in env.agent_iter(200):
+        ob, _, term, trunc, _ = env.last()
+        a = None if term or trunc else agent.act(ob)
+        assert a is None or ob["action_mask"][a] == 1
+        env.step(a)
     with pytest.raises(ValueError, match="--imitate-samples"):
         _run("experiments/ppo_selfplay.py", "--game", "rummy51", "--teacher", "heuristic",
              "--teacher-coef", "0", "--dagger-rounds", "1", "--out", str(out / "y"))  # fmt: skip
