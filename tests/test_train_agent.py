@@ -106,3 +106,34 @@ def test_checkpoint_of_another_game_is_a_clear_error(tmp_path) -> None:
         agent.act_batch(obs, mask)
     with pytest.raises(ValueError, match="trained on gin_rummy"):
         agent.act({"observation": obs[0], "action_mask": mask[0]})
+
+
+def test_averaged_agents_mean_their_weights(tmp_path) -> None:
+    """``experiments/average_agents.py`` writes the mean of the players' weights as a player
+    of the same network; players of different networks are refused."""
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "experiments" / "average_agents.py"
+    spec = importlib.util.spec_from_file_location("average_agents", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    nets = [_checkpoint(tmp_path / f"a{s}.pt", seed=s) for s in range(3)]
+    out = tmp_path / "avg.pt"
+    mod.main([str(tmp_path / f"a{s}.pt") for s in range(3)] + ["--out", str(out)])
+    agent = PPOAgent(checkpoint=str(out))
+    for name, w in agent.policy.state_dict().items():
+        mean = sum(n.state_dict()[name] for n in nets) / 3
+        torch.testing.assert_close(w, mean)
+    for obs, mask in _states("gin_rummy", 16, 10):
+        acts = agent.act_batch(obs, mask)
+        assert (mask[np.arange(16), acts] == 1).all()
+    # one player averaged alone is itself
+    one = mod.average_checkpoints([tmp_path / "a1.pt"])["state_dict"]
+    for name, w in nets[1].state_dict().items():
+        torch.testing.assert_close(one[name], w)
+    _checkpoint(tmp_path / "other.pt", features="none")
+    with pytest.raises(ValueError, match="features"):
+        mod.average_checkpoints([tmp_path / "a0.pt", tmp_path / "other.pt"])
+    with pytest.raises(ValueError, match="at least one"):
+        mod.average_checkpoints([])
