@@ -32,6 +32,10 @@ trained with them can compute them again at play time from the PettingZoo observ
   the count with the top discard / 14, the count without drawing / 14]; zeros otherwise. A rule
   such as ``greedy_plus@hold_melds=0`` (keep new melds in hand until the turn that goes out)
   can be read from the first; the ``joker_cards`` planes alone cannot tell it.
+- ``"joker_cards_plan"`` (Rummy 51): ``joker_cards_out`` plus two card planes that
+  ``greedy``'s discards are ordered by: each held card's penalty / 25, and the copies of each
+  card in the hand's free arrangement (:func:`free_arrangement`: the new melds removing the
+  most penalty) / 2.
 """
 
 from __future__ import annotations
@@ -66,15 +70,16 @@ from rummy_env.core.melds import (
     min_deadwood,
     min_deadwood_per_discard,
 )
-from rummy_env.rules.rummy51.kernels import TPL_VAL, _give, _take
+from rummy_env.rules.rummy51.kernels import TPL_VAL, _give, _take, card_penalty
 
-FEATURES = ("none", "gin_deadwood", "joker_cards", "joker_cards_out")
+FEATURES = ("none", "gin_deadwood", "joker_cards", "joker_cards_out", "joker_cards_plan")
 """Names accepted by :func:`feature_size` and :func:`add_features`."""
 
 _GIN_FEATURES = 106  # 52 per-discard, now, best after taking, 52 take-gain plane
 _JOKER_GAMES = ("five_hundred_rum", "rummy51")
 _JOKER_FEATURES = 6 * 52  # melds, own closeness, next's closeness, table fit, top, top melds
 _OUT_FEATURES = 3  # goes out, fewest cards left (with the top discard), without drawing
+_PLAN_FEATURES = 2 * 52  # each held card's penalty, copies in the free arrangement
 _OUT_PIECES = ("opened", "phase", "opening_points", "taken_single")
 _JOKER_PIECES = ("hand", "pile_sequence", "known", "meld_kind", "meld_cards", "meld_jokers",
                  "meld_ends")  # fmt: skip
@@ -136,6 +141,8 @@ def feature_size(name: str) -> int:
         return _JOKER_FEATURES
     if name == "joker_cards_out":
         return _JOKER_FEATURES + _OUT_FEATURES
+    if name == "joker_cards_plan":
+        return _JOKER_FEATURES + _OUT_FEATURES + _PLAN_FEATURES
     raise ValueError(f"unknown features {name!r}; available: {', '.join(FEATURES)}")
 
 
@@ -162,15 +169,19 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
             np.ascontiguousarray(x2), out[:, x2.shape[1] :], SUIT_DEADWOOD, GROUP_OPTS,
             GROUP_NOPT, SPREAD,
         )  # fmt: skip
-    elif name in ("joker_cards", "joker_cards_out"):
+    elif name in ("joker_cards", "joker_cards_out", "joker_cards_plan"):
         offs, max_melds, retrieve = _joker_args(x2.shape[1])
         xc = np.ascontiguousarray(x2)
         w = x2.shape[1]
         _joker_card_features(xc, out[:, w : w + _JOKER_FEATURES], offs, max_melds, retrieve)
-        if name == "joker_cards_out":
+        if name != "joker_cards":
             if not retrieve:
-                raise ValueError("joker_cards_out needs a Rummy 51 observation (500 Rum given)")
-            _joker_out_features(xc, out[:, w + _JOKER_FEATURES :], offs, _out_args(w), max_melds)
+                raise ValueError(f"{name} needs a Rummy 51 observation (500 Rum given)")
+            w += _JOKER_FEATURES
+            offs2 = _out_args(x2.shape[1])
+            _joker_out_features(xc, out[:, w : w + _OUT_FEATURES], offs, offs2, max_melds)
+            if name == "joker_cards_plan":
+                _joker_plan_planes(xc, out[:, w + _OUT_FEATURES :], offs[0], offs2[3])
     return out[0] if single else out
 
 
@@ -384,6 +395,37 @@ def fewest_left(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept
         kept: scratch, naturals kept (53).
         rem: scratch, cards left at a leaf (53).
     """
+    return _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept, rem,
+                        False, rem)  # fmt: skip
+
+
+@njit(cache=True)
+def free_arrangement(h, taken, ct, cj, lv, kept, rem, best_left) -> int:
+    """The hand's *free arrangement* (``greedy``'s): disjoint new melds, no lay-offs, removing
+    the most penalty (A 11, 2-10 face value, J Q K 10, joker 25) with a card left that may be
+    discarded. Writes the cards it leaves to ``best_left`` and returns their penalty.
+
+    Args:
+        h: card counts (53 types; restored on return).
+        taken: the card taken from the pile this turn (-1: none), not discardable.
+        ct: scratch, as :func:`fewest_left`'s.
+        cj: scratch.
+        lv: scratch.
+        kept: scratch.
+        rem: scratch.
+        best_left: out, 53 counts.
+    """
+    return _turn_search(h, 0, taken, ct[:0, :3], 0, ct[:0, :3], 0, ct, cj, lv, kept, rem, True,
+                        best_left)  # fmt: skip
+
+
+@njit(cache=True)
+def _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept, rem, free,
+                 best_left) -> int:  # fmt: skip
+    """The search of :func:`fewest_left` (``free=False``: the fewest cards left) and of
+    :func:`free_arrangement` (``free=True``: the least penalty left, its cards in
+    ``best_left``). Both minimise a value that only grows with the cards kept, which bounds it.
+    """
     kinds, ta, tb, tc, twin, tval = TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN, TPL_VAL
     total = 0
     for c in range(53):
@@ -400,6 +442,10 @@ def fewest_left(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept
             for s in range(4):
                 layable[s * 13 + groups[q, 0]] = True
     best = total
+    if free:
+        best = 1 << 30
+        for c in range(53):
+            best_left[c] = h[c]
     rs = np.empty(13, np.int64)
     sp = np.empty(4, np.int64)
     hand_masks(h, rs, sp)
@@ -419,7 +465,9 @@ def fewest_left(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept
             lv[d, _L_KEPT] = 1  # no options unless set below
             bound = 0
             for c in range(52):
-                if kept[c] > 0 and not layable[c]:
+                if free:
+                    bound += kept[c] * card_penalty(c)
+                elif kept[c] > 0 and not layable[c]:
                     bound += kept[c]
             if bound < best and nodes <= _OUT_NODES:
                 pivot = -1
@@ -428,8 +476,14 @@ def fewest_left(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept
                         pivot = c
                         break
                 if pivot < 0 or d >= _OUT_DEPTH - 1:
-                    left = _leaf_left(h, kept, rem, lv[d, _L_PTS], lv[d, _L_NT], need, taken,
-                                      runs, n_runs, groups, n_groups, total)  # fmt: skip
+                    if free:
+                        left = _leaf_penalty(h, kept, taken)
+                        if left < best:
+                            for c in range(53):
+                                best_left[c] = h[c] + kept[c]
+                    else:
+                        left = _leaf_left(h, kept, rem, lv[d, _L_PTS], lv[d, _L_NT], need,
+                                          taken, runs, n_runs, groups, n_groups, total)  # fmt: skip
                     best = min(best, left)
                 else:
                     nf = nf0
@@ -485,6 +539,21 @@ def fewest_left(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept
         if d == 0:
             return best
         d -= 1
+
+
+@njit(cache=True)
+def _leaf_penalty(h, kept, taken) -> int:
+    """Penalty of the cards ``h + kept`` a free arrangement leaves; a large number when none
+    of them may be discarded.
+    """
+    v = 0
+    ok = False
+    for c in range(53):
+        n = h[c] + kept[c]
+        v += n * card_penalty(c)
+        if n >= 1 and (c != taken or n >= 2):
+            ok = True
+    return v if ok else 1 << 30
 
 
 def make_out_work() -> tuple[np.ndarray, ...]:
@@ -579,6 +648,29 @@ def _joker_out_features(obs, out, offs, offs2, m):
             out[i, 1] = out[i, 2]
 
 
+@njit(cache=True)
+def _joker_plan_planes(obs, out, o_hand, o_taken):
+    ct, cj, lv, kept, rem = (
+        np.empty((_OUT_DEPTH, NUM_TEMPLATES), np.int64),
+        np.empty((_OUT_DEPTH, NUM_TEMPLATES), np.int64),
+        np.zeros((_OUT_DEPTH, 9), np.int64),
+        np.zeros(53, np.int64),
+        np.zeros(53, np.int64),
+    )
+    hand = np.zeros(53, np.int64)
+    left = np.zeros(53, np.int64)
+    for i in range(obs.shape[0]):
+        taken = -1
+        for c in range(53):
+            hand[c] = int(obs[i, o_hand + c] * 2.0 + 0.5)
+            if obs[i, o_taken + c] > 0.5:
+                taken = c
+        free_arrangement(hand, taken, ct, cj, lv, kept, rem, left)
+        for c in range(52):
+            out[i, c] = card_penalty(c) / 25.0 if hand[c] > 0 else 0.0
+            out[i, 52 + c] = (hand[c] - left[c]) / 2.0
+
+
 def card_layout(
     game: str, features: str, obs_size: int
 ) -> tuple[list[int], list[int], list[tuple[int, int]]]:
@@ -592,10 +684,13 @@ def card_layout(
         features: the feature set appended to the observation.
         obs_size: size of the raw observation (without features).
     """
-    if game in _JOKER_GAMES and features in ("joker_cards", "joker_cards_out"):
+    if game in _JOKER_GAMES and features in ("joker_cards", "joker_cards_out", "joker_cards_plan"):
         _, layout = joker_layout(obs_size)
         planes = [layout.offset(n) for n in ("hand", "known", "pile_counts")]
         planes += [obs_size + 52 * k for k in range(6)]
+        if features == "joker_cards_plan":
+            base = obs_size + _JOKER_FEATURES + _OUT_FEATURES
+            planes += [base, base + 52]
         # DISCARD[c] (naturals; the joker's discard is left to the trunk); taking the top
         # discard (500 Rum: depth 0) is about the card of the top-discard plane
         take = layout.take_base if game == "five_hundred_rum" else layout.take_discard
@@ -624,6 +719,7 @@ __all__ = [
     "default_features",
     "feature_size",
     "fewest_left",
+    "free_arrangement",
     "joker_layout",
     "make_out_work",
 ]
