@@ -177,11 +177,9 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
         if name != "joker_cards":
             if not retrieve:
                 raise ValueError(f"{name} needs a Rummy 51 observation (500 Rum given)")
-            w += _JOKER_FEATURES
-            offs2 = _out_args(x2.shape[1])
-            _joker_out_features(xc, out[:, w : w + _OUT_FEATURES], offs, offs2, max_melds)
-            if name == "joker_cards_plan":
-                _joker_plan_planes(xc, out[:, w + _OUT_FEATURES :], offs[0], offs2[3])
+            plan = name == "joker_cards_plan"
+            _joker_out_features(xc, out[:, w + _JOKER_FEATURES :], offs, _out_args(w), max_melds,
+                                plan)  # fmt: skip
     return out[0] if single else out
 
 
@@ -415,8 +413,8 @@ def free_arrangement(h, taken, ct, cj, lv, kept, rem, best_left) -> int:
         rem: scratch.
         best_left: out, 53 counts.
     """
-    return _turn_search(h, 0, taken, ct[:0, :3], 0, ct[:0, :3], 0, ct, cj, lv, kept, rem, True,
-                        best_left)  # fmt: skip
+    none = np.zeros((0, 3), np.int64)  # no table (C-contiguous, as fewest_left's tables)
+    return _turn_search(h, 0, taken, none, 0, none, 0, ct, cj, lv, kept, rem, True, best_left)
 
 
 @njit(cache=True)
@@ -556,8 +554,11 @@ def _leaf_penalty(h, kept, taken) -> int:
     return v if ok else 1 << 30
 
 
-def make_out_work() -> tuple[np.ndarray, ...]:
-    """Scratch buffers of :func:`fewest_left`: ct, cj, lv, kept, rem."""
+@njit(cache=True)
+def make_out_work():
+    """Scratch buffers of :func:`fewest_left` and :func:`free_arrangement`: ct, cj, lv, kept,
+    rem.
+    """
     return (
         np.empty((_OUT_DEPTH, NUM_TEMPLATES), np.int64),
         np.empty((_OUT_DEPTH, NUM_TEMPLATES), np.int64),
@@ -575,25 +576,33 @@ def _out_args(width: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _joker_out_features(obs, out, offs, offs2, m):
+def _joker_out_features(obs, out, offs, offs2, m, plan):
+    """The three going-out numbers in ``out[:, :3]``, and with ``plan`` the two card planes
+    of ``joker_cards_plan`` in ``out[:, 3:]``.
+    """
     o_hand, o_pile, _, o_kind, o_cards, o_jok, o_ends = offs
     o_opened, o_phase, o_points, o_taken = offs2
-    ct = np.empty((_OUT_DEPTH, NUM_TEMPLATES), np.int64)
-    cj = np.empty((_OUT_DEPTH, NUM_TEMPLATES), np.int64)
-    lv = np.zeros((_OUT_DEPTH, 9), np.int64)
-    kept = np.zeros(53, np.int64)
-    rem = np.zeros(53, np.int64)
+    ct, cj, lv, kept, rem = make_out_work()
     hand = np.zeros(53, np.int64)
+    left = np.zeros(53, np.int64)
     runs = np.zeros((m, 3), np.int64)
     groups = np.zeros((m, 3), np.int64)
     for i in range(obs.shape[0]):
+        taken = -1
+        for c in range(53):
+            hand[c] = int(obs[i, o_hand + c] * 2.0 + 0.5)
+            if obs[i, o_taken + c] > 0.5:
+                taken = c
+        if plan:
+            free_arrangement(hand, taken, ct, cj, lv, kept, rem, left)
+            for c in range(52):
+                out[i, _OUT_FEATURES + c] = card_penalty(c) / 25.0 if hand[c] > 0 else 0.0
+                out[i, _OUT_FEATURES + 52 + c] = (hand[c] - left[c]) / 2.0
         for k in range(_OUT_FEATURES):
             out[i, k] = 0.0
         play = obs[i, o_phase + 1] > 0.5
         if not play and obs[i, o_phase] < 0.5:
             continue  # the hand is over
-        for c in range(53):
-            hand[c] = int(obs[i, o_hand + c] * 2.0 + 0.5)
         n_runs = 0
         n_groups = 0
         for j in range(m):
@@ -624,10 +633,6 @@ def _joker_out_features(obs, out, offs, offs2, m):
         need = 0
         if obs[i, o_opened] < 0.5:
             need = _R51_THRESHOLD - int(obs[i, o_points] * _R51_THRESHOLD + 0.5)
-        taken = -1
-        for c in range(53):
-            if obs[i, o_taken + c] > 0.5:
-                taken = c
         n = fewest_left(hand, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept, rem)
         if play:
             out[i, 0] = 1.0 if n == 1 else 0.0
@@ -646,29 +651,6 @@ def _joker_out_features(obs, out, offs, offs2, m):
             out[i, 1] = min(n, 14) / 14.0
         else:
             out[i, 1] = out[i, 2]
-
-
-@njit(cache=True)
-def _joker_plan_planes(obs, out, o_hand, o_taken):
-    ct, cj, lv, kept, rem = (
-        np.empty((_OUT_DEPTH, NUM_TEMPLATES), np.int64),
-        np.empty((_OUT_DEPTH, NUM_TEMPLATES), np.int64),
-        np.zeros((_OUT_DEPTH, 9), np.int64),
-        np.zeros(53, np.int64),
-        np.zeros(53, np.int64),
-    )
-    hand = np.zeros(53, np.int64)
-    left = np.zeros(53, np.int64)
-    for i in range(obs.shape[0]):
-        taken = -1
-        for c in range(53):
-            hand[c] = int(obs[i, o_hand + c] * 2.0 + 0.5)
-            if obs[i, o_taken + c] > 0.5:
-                taken = c
-        free_arrangement(hand, taken, ct, cj, lv, kept, rem, left)
-        for c in range(52):
-            out[i, c] = card_penalty(c) / 25.0 if hand[c] > 0 else 0.0
-            out[i, 52 + c] = (hand[c] - left[c]) / 2.0
 
 
 def card_layout(
