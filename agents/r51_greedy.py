@@ -67,9 +67,15 @@ S``, S = 31-34) ``greedy_plus`` won 54.0%, 55.1%, 56.0% and 55.9% of the decisiv
 [54.1, 56.3] of 8,000, and +1.1 to +2.6 penalty points per hand. With the first two options
 only it won 52.1% [50.9, 53.4] (seeds 31-33); the joker rule adds about 1.5 points, holding
 melds about 2 more (holding them to the end, ``k=0``, wins 57-59% of the hands but loses
-penalty points: -1.7 to -3.1 per hand). Removing one of the default rules costs more (never
-taking the discard: 38.5%; never retrieving jokers: 44%; no tier 1: 44.8%; tiers 1 and 2
-swapped: 46.5%; ``results/ARENA.md``).
+penalty points: -1.7 to -3.1 per hand). ``hold_open=k`` keeps the *opening* in hand until the
+turn it goes out (a Rummy) while every other player holds more than ``k`` cards: the opponent
+then has no melds to lay off onto and no jokers to retrieve, and pays the Rummy's 25. With
+``k=3``, ``greedy@hold_open=3`` won 63.6% [60.6, 66.5] of 1,000 hands against ``greedy`` (+13.4
+penalty points a hand; seed 31) and 76.7% [73.1, 79.9] of 600 matches (seed 41, ``--episode
+match``); ``k=0`` (open only to go out) won 69.1% of 2,000 hands but lost 2.8 points a hand and
+won only 50.8% of the matches (a full hand caught is costly). Removing one of the default
+rules costs more (never taking the discard: 38.5%; never retrieving jokers: 44%; no tier 1:
+44.8%; tiers 1 and 2 swapped: 46.5%; ``results/ARENA.md``).
 
 Example:
     >>> from rummy_env import rummy51_v0
@@ -398,10 +404,14 @@ class Rummy51GreedyAgent:
             out) while every other player still in the hand holds more than this many cards;
             ``None``: never hold (lay every meld of the plan at once). Lay-offs of naturals
             are not held.
+        hold_open: before opening, keep the opening melds in hand (opening only in the turn
+            it goes out, a Rummy) while every other player still in the hand holds more than
+            this many cards; ``None``: open as soon as the threshold is reachable. An opening
+            begun this turn, or a taken discard owed to it, is always completed.
 
     Raises:
         ValueError: for an unknown ``take_gain`` or ``joker_layoff``, or a negative
-            ``hold_melds``.
+            ``hold_melds`` or ``hold_open``.
     """
 
     name = "greedy"
@@ -414,19 +424,22 @@ class Rummy51GreedyAgent:
         near_order: bool = False,
         joker_layoff: str = "always",
         hold_melds: int | None = None,
+        hold_open: int | None = None,
     ) -> None:
         if take_gain not in TAKE_GAINS:
             raise ValueError(f"take_gain must be one of {TAKE_GAINS}, got {take_gain!r}")
         if joker_layoff not in JOKER_LAYOFFS:
             raise ValueError(f"joker_layoff must be one of {JOKER_LAYOFFS}, got {joker_layoff!r}")
-        if hold_melds is not None and (isinstance(hold_melds, bool) or int(hold_melds) < 0):
-            raise ValueError(f"hold_melds must be None or a count >= 0, got {hold_melds!r}")
+        for key, k in (("hold_melds", hold_melds), ("hold_open", hold_open)):
+            if k is not None and (isinstance(k, bool) or int(k) < 0):
+                raise ValueError(f"{key} must be None or a count >= 0, got {k!r}")
         self.rng = np.random.default_rng(seed)
         self.planner = Rummy51Planner(node_limit)
         self.take_gain = take_gain
         self.near_order = bool(near_order)
         self.joker_layoff = joker_layoff
         self.hold_melds = None if hold_melds is None else int(hold_melds)
+        self.hold_open = None if hold_open is None else int(hold_open)
 
     def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
         """Choose a legal action.
@@ -544,7 +557,7 @@ class Rummy51GreedyAgent:
         out = plan is not None and sum(plan.left) <= 1
         free = out or self._parts["owed_jokers"][0] > 0
         keep_joker = self.joker_layoff == "out" and not free
-        keep_melds = not free and self._holding()
+        keep_melds = not free and (self._holding() or self._holding_open(oblig))
         if plan is not None:
             for step in plan.steps:
                 if (step[0] == "joker" and keep_joker) or (step[0] == "meld" and keep_melds):
@@ -566,8 +579,23 @@ class Rummy51GreedyAgent:
         """
         if self.hold_melds is None or not self._opened:
             return False
+        return self._others_above(self.hold_melds)
+
+    def _holding_open(self, oblig: int) -> bool:
+        """Does ``hold_open`` keep the opening in hand (not opened, no opening begun or owed
+        this turn, and every other player still in the hand holding more than ``hold_open``
+        cards)?
+        """
+        if self.hold_open is None or self._opened or oblig >= 0:
+            return False
+        if self._parts["opening_points"][0] > 0:
+            return False
+        return self._others_above(self.hold_open)
+
+    def _others_above(self, k: int) -> bool:
+        """Does every other player still in the hand hold more than ``k`` cards?"""
         sizes = np.rint(self._parts["hand_sizes"] * 13)
-        return all(sizes[i] > self.hold_melds for i in self._others_in_hand())
+        return all(sizes[i] > k for i in self._others_in_hand())
 
     def _others_in_hand(self) -> list[int]:
         """The other players still in the hand (not eliminated from the match), seat-relative,

@@ -398,6 +398,29 @@ def test_hold_melds_keeps_new_melds_in_hand_until_it_goes_out():
     assert env.terminations["player_0"] and hand(env, 0) == []
 
 
+def test_hold_open_waits_to_open_until_it_goes_out():
+    # K K K + 9-10-J c reach the opening (60); greedy opens at once
+    p0 = "Ks Kh Kd 9c Tc Jc 2d 5h 7s 3c 6c 8d 4h"
+    env = deal([p0, LOOSE], stock="Ah")
+    assert {"MELD[group K: d h s]", "MELD[run c 9..J]"} <= set(greedy_turn(env))
+    assert env.state_record["opened"][0]
+    # hold_open keeps the opening in hand while player_1 holds more than 12 cards (the 8d
+    # is the highest loose card: the Ah is near the Kh)
+    env = deal([p0, LOOSE], stock="Ah")
+    acts = greedy_turn(env, Rummy51GreedyAgent(seed=0, hold_open=12))
+    assert acts == ["DRAW_STOCK", "DISCARD[8d]"]
+    assert not env.state_record["opened"][0] and len(hand(env, 0)) == 13
+    # player_1's 13 cards are not more than 13: it opens
+    env = deal([p0, LOOSE], stock="Ah")
+    assert "MELD[run c 9..J]" in greedy_turn(env, Rummy51GreedyAgent(seed=0, hold_open=13))
+    # a turn that goes out opens and melds everything: Rummy, player_1 pays 25 more
+    p0 = "Ks Kh Kd 9c Tc Jc JK Qs Qh Qd 2c 3c 4c"
+    env = deal([p0, LOOSE], stock="5d")
+    acts = greedy_turn(env, Rummy51GreedyAgent(seed=0, hold_open=0))
+    assert acts[-1] == "DISCARD[5d]" and env.terminations["player_0"] and hand(env, 0) == []
+    assert env.rewards["player_1"] == -(86 + 25)
+
+
 def test_greedy_rejects_bad_options():
     with pytest.raises(ValueError, match="take_gain"):
         Rummy51GreedyAgent(take_gain="all")
@@ -405,6 +428,8 @@ def test_greedy_rejects_bad_options():
         Rummy51GreedyAgent(joker_layoff="never")
     with pytest.raises(ValueError, match="hold_melds"):
         Rummy51GreedyAgent(hold_melds=-1)
+    with pytest.raises(ValueError, match="hold_open"):
+        Rummy51GreedyAgent(hold_open=-2)
 
 
 def test_near():
