@@ -557,7 +557,7 @@ class Rummy51GreedyAgent:
         out = plan is not None and sum(plan.left) <= 1
         free = out or self._parts["owed_jokers"][0] > 0
         keep_joker = self.joker_layoff == "out" and not free
-        keep_melds = not free and (self._holding() or self._holding_open(oblig))
+        keep_melds = not free and self._holding(oblig)
         if plan is not None:
             for step in plan.steps:
                 if (step[0] == "joker" and keep_joker) or (step[0] == "meld" and keep_melds):
@@ -573,27 +573,17 @@ class Rummy51GreedyAgent:
             return places[int(np.argmax(gains))]
         return self._discard()
 
-    def _holding(self) -> bool:
-        """Does ``hold_melds`` keep this turn's new melds in hand (opened, and every other
-        player still in the hand holding more than ``hold_melds`` cards)?
+    def _holding(self, oblig: int) -> bool:
+        """Do the options keep this turn's new melds in hand? Once opened ``hold_melds`` does,
+        before opening ``hold_open`` (unless an opening was begun this turn or a taken discard
+        is owed to it), each while every other player still in the hand holds more cards than
+        its count.
         """
-        if self.hold_melds is None or not self._opened:
+        k = self.hold_melds if self._opened else self.hold_open
+        if k is None:
             return False
-        return self._others_above(self.hold_melds)
-
-    def _holding_open(self, oblig: int) -> bool:
-        """Does ``hold_open`` keep the opening in hand (not opened, no opening begun or owed
-        this turn, and every other player still in the hand holding more than ``hold_open``
-        cards)?
-        """
-        if self.hold_open is None or self._opened or oblig >= 0:
+        if not self._opened and (oblig >= 0 or self._parts["opening_points"][0] > 0):
             return False
-        if self._parts["opening_points"][0] > 0:
-            return False
-        return self._others_above(self.hold_open)
-
-    def _others_above(self, k: int) -> bool:
-        """Does every other player still in the hand hold more than ``k`` cards?"""
         sizes = np.rint(self._parts["hand_sizes"] * 13)
         return all(sizes[i] > k for i in self._others_in_hand())
 
