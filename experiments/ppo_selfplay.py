@@ -26,6 +26,8 @@ PPO then starts from a rule-based player instead of a random one; the evaluation
 shows where it starts. ``--dagger-rounds R`` continues cloning for R rounds of DAgger: the
 student plays one seat against the teacher, the teacher labels every decision of those games
 (``--dagger-samples`` each round), and the network trains on the growing record.
+``--init-agent FILE`` starts from a saved agent's network (same game, features and sizes):
+with ``--imitate-samples`` its cloning goes on, the student playing from the first round.
 
 Every ``eval_every`` updates the greedy policy plays ``eval_games`` games against the baseline
 (seats alternating): win rate with a 95% Wilson interval goes to ``progress.csv`` (and to
@@ -58,7 +60,12 @@ from tqdm import tqdm
 import rummy_env
 from agents.arena.registry import AGENTS, GAME_AGENTS, _value, make_agent
 from agents.arena.stats import wilson_interval
-from agents.ppo_agent import MaskedActorCritic, build_checkpoint, load_network
+from agents.ppo_agent import (
+    CHECKPOINT_FORMAT,
+    MaskedActorCritic,
+    build_checkpoint,
+    load_network,
+)
 from rummy_env.wrappers.features import (
     add_features,
     card_layout,
@@ -101,6 +108,7 @@ class Config:
     imitate_lr: float = 1e-3
     dagger_rounds: int = 0  # after cloning: rounds of the student's own games labelled by ...
     dagger_samples: int = 100_000  # ... the teacher, this many decisions each
+    init_agent: str = ""  # agent .pt whose network the run starts from (then DAgger from round 0)
     hidden: int = 128
     layers: int = 2
     card_head: int = 16  # width of the shared per-card policy head (0: none; Gin Rummy only)
@@ -465,7 +473,7 @@ def imitate(
     train_idx: list[np.ndarray] = []
     test_idx: list[np.ndarray] = []
     for rnd in range(cfg.dagger_rounds + 1):
-        student = net.eval() if rnd else None
+        student = net.eval() if rnd or cfg.init_agent else None
         n_samples = cfg.dagger_samples if rnd else cfg.imitate_samples
         part = teacher_games(cfg, teacher, n_samples, cfg.seed + 7919 * (rnd + 1), student)
         start = len(data[2]) if data else 0
@@ -480,7 +488,7 @@ def imitate(
         tensors = [torch.from_numpy(a) for a in data]
         train, test = np.concatenate(train_idx), np.concatenate(test_idx)
         new_agree = math.nan
-        if rnd:  # the first new positions, before training on them
+        if student is not None:  # the first new positions, before training on them
             head = np.arange(start, start + min(20000, part[2].size))
             new_agree = heldout_agreement(net, tensors, head, dev)
         net.train()
@@ -635,7 +643,26 @@ def finalize(cfg: Config) -> Config:
         raise ValueError("--dagger-rounds must be >= 0 and --dagger-samples >= 1")
     if cfg.dagger_rounds and not cfg.imitate_samples:
         raise ValueError("--dagger-rounds continues cloning: it needs --imitate-samples N")
+    if cfg.init_agent and not Path(cfg.init_agent).is_file():
+        raise ValueError(f"--init-agent {cfg.init_agent}: no such file")
     return cfg
+
+
+def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
+    """The network weights of agent file ``path`` (``--init-agent``), checked against the
+    run's game, options, features and layer sizes (``meta``).
+
+    Raises:
+        ValueError: when the file is not an agent checkpoint or was made for another network.
+    """
+    ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    if ckpt.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"--init-agent {path}: not a {CHECKPOINT_FORMAT} checkpoint")
+    differ = [k for k in meta if ckpt.get(k) != meta[k]]
+    if differ:
+        got = ", ".join(f"{k}={ckpt.get(k)!r} (run: {meta[k]!r})" for k in differ)
+        raise ValueError(f"--init-agent {path}: made for another network: {got}")
+    return ckpt["state_dict"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -681,6 +708,8 @@ def main() -> None:
         meta.update(card_inputs=planes, card_actions=blocks, card_select=select)
         meta["card_hidden"] = cfg.card_head
     net = load_network({**meta, "state_dict": None}).to(dev).train()
+    if cfg.init_agent:
+        net.load_state_dict(init_weights(cfg.init_agent, meta))
     opp_net = load_network({**meta, "state_dict": None}).to(dev)
     optim = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
 

@@ -246,6 +246,19 @@ def test_ppo_selfplay_compiled_heuristic(tmp_path) -> None:
         a = None if term or trunc else agent.act(ob)
         assert a is None or ob["action_mask"][a] == 1
         env.step(a)
+    # --init-agent: cloning goes on from the saved player, which plays from the first round
+    more = ["--game", "rummy51", "--num-envs", "16", "--num-steps", "8", "--total-steps", "128",
+            "--eval-games", "4", "--hidden", "16", "--baseline", "heuristic",
+            "--teacher", "heuristic", "--teacher-coef", "0", "--features", "joker_cards_out",
+            "--init-agent", str(out / "agent.pt"), "--no-progress", "--no-tensorboard"]  # fmt: skip
+    _run("experiments/ppo_selfplay.py", *more, "--imitate-samples", "800",
+         "--imitate-epochs", "1", "--out", str(out / "more"))  # fmt: skip
+    rows = list(csv.DictReader((out / "more" / "imitation.csv").open()))
+    assert [r["round"] for r in rows] == ["0"] and 0.0 <= float(rows[0]["new_agreement"]) <= 1.0
+    with pytest.raises(ValueError, match=r"another network: hidden=16 \(run: 32\)"):
+        _run("experiments/ppo_selfplay.py", *more, "--hidden", "32", "--out", str(out / "z"))
+    with pytest.raises(ValueError, match="--init-agent nowhere.pt: no such file"):
+        _run("experiments/ppo_selfplay.py", *more, "--init-agent", "nowhere.pt")
     with pytest.raises(ValueError, match="--imitate-samples"):
         _run("experiments/ppo_selfplay.py", "--game", "rummy51", "--teacher", "heuristic",
              "--teacher-coef", "0", "--dagger-rounds", "1", "--out", str(out / "y"))  # fmt: skip
