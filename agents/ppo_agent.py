@@ -44,6 +44,11 @@ class MaskedActorCritic(nn.Module):
     added to the logits of the card-indexed action blocks (discard c, knock c). A plain MLP has
     to learn 52 separate "this card, this action" mappings; the shared head learns one.
 
+    Meld planes (``meld_planes``) are input planes aligned with a block of actions (Rummy 51's
+    ``joker_cards_melds``: the melds of the arrangement leaving the fewest cards, one entry per
+    ``MELD[t]``): a gate computed from the trunk's state scales each plane into those actions'
+    logits, so the network learns when to trust the plane rather than 685 templates.
+
     Args:
         obs_size: input size (observation plus features).
         num_actions: number of action ids.
@@ -54,6 +59,8 @@ class MaskedActorCritic(nn.Module):
         card_select: (action id, plane offset) pairs: the action's logit also gets the card
             head's score of the cards marked in that plane (e.g. take the top discard).
         card_hidden: width of the card head.
+        meld_planes: (first action id, input offset, width) of each input plane added, gated,
+            to the logits of the actions it is aligned with.
     """
 
     def __init__(
@@ -66,6 +73,7 @@ class MaskedActorCritic(nn.Module):
         card_actions: Sequence[int] = (),
         card_hidden: int = 32,
         card_select: Sequence[Sequence[int]] = (),
+        meld_planes: Sequence[Sequence[int]] = (),
     ) -> None:
         super().__init__()
         dims = [obs_size] + [hidden] * layers
@@ -78,6 +86,9 @@ class MaskedActorCritic(nn.Module):
         self.card_inputs = [int(o) for o in card_inputs]
         self.card_actions = [int(a) for a in card_actions]
         self.card_select = [(int(a), int(o)) for a, o in card_select]
+        self.meld_planes = [(int(a), int(o), int(w)) for a, o, w in meld_planes]
+        if self.meld_planes:
+            self.meld_gate = _layer(hidden, len(self.meld_planes), 0.0)  # starts off
         if self.card_inputs and self.card_actions:
             self.card_in = _layer(len(self.card_inputs), card_hidden)
             self.card_ctx = _layer(hidden, card_hidden)
@@ -102,6 +113,12 @@ class MaskedActorCritic(nn.Module):
             for j, (a, o) in enumerate(self.card_select):
                 score = (x[:, o : o + 52] * out[:, :, m + j]).sum(1)
                 logits = logits.index_add(1, self.card_ids.new_tensor([a]), score[:, None])
+        if self.meld_planes:
+            gate = self.meld_gate(h)
+            add = torch.zeros_like(logits)
+            for k, (a, o, w) in enumerate(self.meld_planes):
+                add[:, a : a + w] = gate[:, k : k + 1] * x[:, o : o + w]
+            logits = logits + add
         return logits.masked_fill(~mask, MASKED_LOGIT), self.value(h).squeeze(-1)
 
 
@@ -125,6 +142,7 @@ def load_network(ckpt: Mapping[str, Any]) -> MaskedActorCritic:
         ckpt.get("card_actions", ()),
         ckpt.get("card_hidden", 32),
         ckpt.get("card_select", ()),
+        ckpt.get("meld_planes", ()),
     )
     if ckpt.get("state_dict") is not None:
         net.load_state_dict(ckpt["state_dict"])

@@ -71,6 +71,7 @@ from rummy_env.wrappers.features import (
     card_layout,
     default_features,
     feature_size,
+    meld_planes,
 )
 
 # rewards scaled to about [-1, 1] where the game offers it
@@ -648,9 +649,17 @@ def finalize(cfg: Config) -> Config:
     return cfg
 
 
+# feature sets that append inputs to another's, and may start from a network trained on it
+WIDENS = {"joker_cards_melds": "joker_cards_plan"}
+
+
 def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
     """The network weights of agent file ``path`` (``--init-agent``), checked against the
     run's game, options, features and layer sizes (``meta``).
+
+    An agent trained on the features the run's extend (:data:`WIDENS`: ``joker_cards_plan``
+    for ``joker_cards_melds``) is widened: the new inputs get zero weights in the first layer
+    and new heads their fresh initialisation, so the run starts from the agent's exact policy.
 
     Raises:
         ValueError: when the file is not an agent checkpoint or was made for another network.
@@ -659,10 +668,21 @@ def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
     if ckpt.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"--init-agent {path}: not a {CHECKPOINT_FORMAT} checkpoint")
     differ = [k for k in meta if ckpt.get(k) != meta[k]]
+    widen = WIDENS.get(meta["features"]) == ckpt.get("features")
+    if widen:
+        differ = [k for k in differ if k not in ("features", "obs_size", "meld_planes")]
     if differ:
         got = ", ".join(f"{k}={ckpt.get(k)!r} (run: {meta[k]!r})" for k in differ)
         raise ValueError(f"--init-agent {path}: made for another network: {got}")
-    return ckpt["state_dict"]
+    weights = dict(ckpt["state_dict"])
+    if widen:
+        fresh = load_network({**meta, "state_dict": None}).state_dict()
+        w = weights["trunk.0.weight"]
+        weights["trunk.0.weight"] = torch.cat(
+            [w, w.new_zeros(w.shape[0], meta["obs_size"] - w.shape[1])], 1
+        )
+        weights = {**{k: v for k, v in fresh.items() if k not in weights}, **weights}
+    return weights
 
 
 # ---------------------------------------------------------------------------------------------
@@ -707,6 +727,9 @@ def main() -> None:
         planes, blocks, select = card_layout(cfg.game, cfg.features, obs_size)
         meta.update(card_inputs=planes, card_actions=blocks, card_select=select)
         meta["card_hidden"] = cfg.card_head
+    meld = meld_planes(cfg.game, cfg.features, obs_size)
+    if meld:
+        meta["meld_planes"] = meld
     net = load_network({**meta, "state_dict": None}).to(dev).train()
     if cfg.init_agent:
         net.load_state_dict(init_weights(cfg.init_agent, meta))

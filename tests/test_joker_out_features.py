@@ -15,15 +15,18 @@ import rummy_env
 from agents.heuristic import HeuristicAgent
 from agents.r51_greedy import Rummy51GreedyAgent, _counts, table_melds
 from rummy_env.core.cards import parse_cards
+from rummy_env.core.jmelds import template_str
 from rummy_env.encodings import rummy51 as E
 from rummy_env.rules.rummy51.kernels import card_penalty
 from rummy_env.wrappers.features import (
     add_features,
+    best_melds,
     card_layout,
     feature_size,
     fewest_left,
     free_arrangement,
     make_out_work,
+    meld_planes,
 )
 
 
@@ -245,3 +248,55 @@ def test_plan_planes_hold_penalties_and_the_free_arrangement() -> None:
             pen = [card_penalty(c) / 25 if hand[c] else 0.0 for c in range(52)]
             np.testing.assert_allclose(x[i, y.shape[1] : y.shape[1] + 52], pen, rtol=1e-6)
             np.testing.assert_array_equal(x[i, y.shape[1] + 52 :], (hand - left)[:52] / 2)
+
+
+def _melds_out(hand: str, need: int = 0) -> list[str]:
+    """The new melds of the arrangement leaving the fewest cards, as text."""
+    h = np.zeros(53, np.int64)
+    for c in parse_cards(hand):
+        h[c] += 1
+    work = make_out_work()
+    none = np.zeros((0, 3), np.int64)
+    fewest_left(h, need, -1, none, 0, none, 0, *work)
+    return sorted(template_str(t) for t in best_melds(work))
+
+
+def test_the_going_out_melds_are_those_of_the_arrangement_leaving_fewest_cards() -> None:
+    assert _melds_out("7h 8h 9h Kc Kd Ks 2c") == ["group K: c d s", "run h 7..9"]
+    # a joker fills the run's gap; the 5c is the discard
+    assert _melds_out("7h JK 9h 10h 5c") == ["run h 7..T"]
+    # opening: 7-8-9 (24 points) is short of 51, so nothing is laid
+    assert _melds_out("7h 8h 9h 2c 5d", need=51) == []
+    # with the kings and the queens it reaches 24 + 30 + 30 = 84 and goes out
+    assert len(_melds_out("7h 8h 9h Kc Kd Ks Qc Qd Qs 4d", need=51)) == 3
+
+
+def test_meld_plane_marks_legal_melds_of_the_turn() -> None:
+    """``joker_cards_melds`` extends ``joker_cards_plan`` by one entry per MELD[t]: in the play
+    phase the melds of the fewest-cards arrangement, each of them a legal meld now; zeros in
+    the draw phase. :func:`meld_planes` aligns the plane with the MELD actions."""
+    lay = E.Layout(2)
+    width = lay.obs_size
+    base = width + feature_size("joker_cards_plan")
+    assert meld_planes("rummy51", "joker_cards_melds", width) == [(lay.meld_base, base, 685)]
+    assert meld_planes("rummy51", "joker_cards_plan", width) == []
+    assert card_layout("rummy51", "joker_cards_melds", width) == card_layout(
+        "rummy51", "joker_cards_plan", width
+    )
+    marked = rows = 0
+    for obs in _positions(16, 60, seed=9):
+        x = add_features("joker_cards_melds", obs["observation"])
+        y = add_features("joker_cards_plan", obs["observation"])
+        np.testing.assert_array_equal(x[:, :base], y)
+        plane = x[:, base:]
+        assert set(np.unique(plane)) <= {0.0, 1.0}
+        for i in range(16):
+            phase = lay.split(obs["observation"][i])["phase"]
+            on = np.flatnonzero(plane[i])
+            if phase[1] < 0.5:
+                assert on.size == 0
+                continue
+            rows += 1
+            marked += on.size > 0
+            assert obs["action_mask"][i, lay.meld_base + on].all(), [template_str(t) for t in on]
+    assert rows > 100 and marked > 10, (rows, marked)

@@ -324,3 +324,59 @@ def test_train_sb3_smoke(tmp_path) -> None:
     obs, _ = venv.reset()
     acts = agent.act_batch(obs["observation"], obs["action_mask"])
     assert (obs["action_mask"][np.arange(8), acts] == 1).all()
+
+
+def test_init_agent_widens_a_plan_network_to_the_meld_plane(tmp_path) -> None:
+    """A ``joker_cards_plan`` agent starts a ``joker_cards_melds`` run with its exact policy:
+    the template plane's inputs get zero weights and the meld gate starts closed."""
+    import torch
+
+    import rummy_env
+    from agents.ppo_agent import build_checkpoint, load_network
+    from rummy_env.wrappers.features import add_features, card_layout, feature_size, meld_planes
+
+    mod = _script("ppo_selfplay")
+    venv = rummy_env.make_vec("rummy51", 16, seed=2)
+    obs, _ = venv.reset()
+    rng = np.random.default_rng(0)
+    xs, ms = [], []
+    for _ in range(30):  # draws, melds and discards of random play
+        xs.append(obs["observation"])
+        ms.append(obs["action_mask"] == 1)
+        obs, *_ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in ms[-1]]))
+    o, m = np.concatenate(xs), np.concatenate(ms)
+    width, n_act = o.shape[1], m.shape[1]
+
+    def meta(features: str) -> dict:
+        planes, blocks, select = card_layout("rummy51", features, width)
+        out = {"game": "rummy51", "options": {}, "features": features,
+               "obs_size": width + feature_size(features), "num_actions": n_act, "hidden": 16,
+               "layers": 2, "card_inputs": planes, "card_actions": blocks,
+               "card_select": select, "card_hidden": 8}  # fmt: skip
+        if meld_planes("rummy51", features, width):
+            out["meld_planes"] = meld_planes("rummy51", features, width)
+        return out
+
+    torch.manual_seed(0)
+    old = load_network({**meta("joker_cards_plan"), "state_dict": None})
+    torch.save(build_checkpoint(old, meta("joker_cards_plan")), tmp_path / "plan.pt")
+    new_meta = meta("joker_cards_melds")
+    new = load_network({**new_meta, "state_dict": mod.init_weights(tmp_path / "plan.pt", new_meta)})
+    x_old = torch.from_numpy(add_features("joker_cards_plan", o))
+    x_new = torch.from_numpy(add_features("joker_cards_melds", o))
+    assert (x_new[:, x_old.shape[1] :] > 0).any()  # some rows mark melds
+    with torch.no_grad():
+        a, va = old(x_old, torch.from_numpy(m))
+        b, vb = new(x_new, torch.from_numpy(m))
+    torch.testing.assert_close(a, b)
+    torch.testing.assert_close(va, vb)
+    # once the gate opens, the marked melds gain
+    with torch.no_grad():
+        new.meld_gate.bias.fill_(3.0)
+        c, _ = new(x_new, torch.from_numpy(m))
+    plane = x_new[:, x_old.shape[1] :]
+    lo = new_meta["meld_planes"][0][0]
+    torch.testing.assert_close(c[:, lo : lo + 685] - b[:, lo : lo + 685], 3.0 * plane)
+    # any other difference is refused
+    with pytest.raises(ValueError, match="another network: hidden=16"):
+        mod.init_weights(tmp_path / "plan.pt", {**new_meta, "hidden": 32})

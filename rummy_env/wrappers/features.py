@@ -36,6 +36,14 @@ trained with them can compute them again at play time from the PettingZoo observ
   ``greedy``'s discards are ordered by: each held card's penalty / 25, and the copies of each
   card in the hand's free arrangement (:func:`free_arrangement`: the new melds removing the
   most penalty) / 2.
+- ``"joker_cards_melds"`` (Rummy 51): ``joker_cards_plan`` plus a template plane, one entry
+  per ``MELD[t]`` action (685): in the play phase, 1 for each new meld of the arrangement
+  :func:`fewest_left` finds (the turn's new melds that leave the fewest cards, so the melds that
+  go out when the hand can), zeros otherwise. A policy reads which meld to lay from it instead
+  of learning 685 templates' arithmetic (:func:`meld_planes` aligns it with the actions).
+  Cloning ``greedy@hold_open=3``, the meld choice was where the clone lost most: playing the
+  teacher's melds and the clone's other moves lifted the clone from +1.5 to +10.8 penalty
+  points a hand against ``greedy`` (the teacher: +12.9).
 """
 
 from __future__ import annotations
@@ -72,7 +80,16 @@ from rummy_env.core.melds import (
 )
 from rummy_env.rules.rummy51.kernels import TPL_VAL, _give, _take, card_penalty
 
-FEATURES = ("none", "gin_deadwood", "joker_cards", "joker_cards_out", "joker_cards_plan")
+FEATURES = (
+    "none",
+    "gin_deadwood",
+    "joker_cards",
+    "joker_cards_out",
+    "joker_cards_plan",
+    "joker_cards_melds",
+)
+_OUT_SETS = ("joker_cards_out", "joker_cards_plan", "joker_cards_melds")  # Rummy 51 only
+_PLAN_SETS = ("joker_cards_plan", "joker_cards_melds")
 """Names accepted by :func:`feature_size` and :func:`add_features`."""
 
 _GIN_FEATURES = 106  # 52 per-discard, now, best after taking, 52 take-gain plane
@@ -143,6 +160,8 @@ def feature_size(name: str) -> int:
         return _JOKER_FEATURES + _OUT_FEATURES
     if name == "joker_cards_plan":
         return _JOKER_FEATURES + _OUT_FEATURES + _PLAN_FEATURES
+    if name == "joker_cards_melds":
+        return _JOKER_FEATURES + _OUT_FEATURES + _PLAN_FEATURES + NUM_TEMPLATES
     raise ValueError(f"unknown features {name!r}; available: {', '.join(FEATURES)}")
 
 
@@ -169,7 +188,7 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
             np.ascontiguousarray(x2), out[:, x2.shape[1] :], SUIT_DEADWOOD, GROUP_OPTS,
             GROUP_NOPT, SPREAD,
         )  # fmt: skip
-    elif name in ("joker_cards", "joker_cards_out", "joker_cards_plan"):
+    elif name == "joker_cards" or name in _OUT_SETS:
         offs, max_melds, retrieve = _joker_args(x2.shape[1])
         xc = np.ascontiguousarray(x2)
         w = x2.shape[1]
@@ -177,9 +196,8 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
         if name != "joker_cards":
             if not retrieve:
                 raise ValueError(f"{name} needs a Rummy 51 observation (500 Rum given)")
-            plan = name == "joker_cards_plan"
             _joker_out_features(xc, out[:, w + _JOKER_FEATURES :], offs, _out_args(w), max_melds,
-                                plan)  # fmt: skip
+                                name in _PLAN_SETS, name == "joker_cards_melds")  # fmt: skip
     return out[0] if single else out
 
 
@@ -292,7 +310,9 @@ _OUT_DEPTH = 32  # search levels: one per meld laid or card kept (a hand holds f
 _OUT_NODES = 20000  # search nodes per position before the best count so far is returned
 _R51_THRESHOLD = 51
 # columns of the search's level table
-_L_PIV, _L_K, _L_NF, _L_AT, _L_AJ, _L_ANAT, _L_PTS, _L_NT, _L_KEPT = range(9)
+# per level: pivot, next candidate, candidates, move (template, -2 kept, -1 none), its jokers
+# and naturals, points and melds so far, pivot kept; _L_BEST: the best leaf's templates
+_L_PIV, _L_K, _L_NF, _L_AT, _L_AJ, _L_ANAT, _L_PTS, _L_NT, _L_KEPT, _L_BEST = range(10)
 
 
 @njit(cache=True)
@@ -423,12 +443,15 @@ def _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kep
     """The search of :func:`fewest_left` (``free=False``: the fewest cards left) and of
     :func:`free_arrangement` (``free=True``: the least penalty left, its cards in
     ``best_left``). Both minimise a value that only grows with the cards kept, which bounds it.
+    The best leaf's new melds (templates) are left in ``lv[:, _L_BEST]`` (-1 past the last).
     """
     kinds, ta, tb, tc, twin, tval = TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN, TPL_VAL
     total = 0
     for c in range(53):
         total += h[c]
         kept[c] = 0
+    for q in range(_OUT_DEPTH):
+        lv[q, _L_BEST] = -1
     if total == 0:
         return 0
     layable = np.zeros(52, np.bool_)  # naturals some table meld could still take
@@ -482,6 +505,14 @@ def _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kep
                     else:
                         left = _leaf_left(h, kept, rem, lv[d, _L_PTS], lv[d, _L_NT], need,
                                           taken, runs, n_runs, groups, n_groups, total)  # fmt: skip
+                    if left < best:
+                        n_best = 0
+                        for q in range(d):
+                            if lv[q, _L_AT] >= 0:
+                                lv[n_best, _L_BEST] = lv[q, _L_AT]
+                                n_best += 1
+                        for q in range(n_best, _OUT_DEPTH):
+                            lv[q, _L_BEST] = -1
                     best = min(best, left)
                 else:
                     nf = nf0
@@ -539,6 +570,14 @@ def _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kep
         d -= 1
 
 
+def best_melds(work: tuple[np.ndarray, ...]) -> list[int]:
+    """Templates of the new melds of the best arrangement that the last :func:`fewest_left` or
+    :func:`free_arrangement` call on scratch buffers ``work`` (:func:`make_out_work`) found.
+    """
+    best = work[2][:, _L_BEST]
+    return [int(t) for t in best[: int((best >= 0).sum())]]
+
+
 @njit(cache=True)
 def _leaf_penalty(h, kept, taken) -> int:
     """Penalty of the cards ``h + kept`` a free arrangement leaves; a large number when none
@@ -562,7 +601,7 @@ def make_out_work():
     return (
         np.empty((_OUT_DEPTH, NUM_TEMPLATES), np.int64),
         np.empty((_OUT_DEPTH, NUM_TEMPLATES), np.int64),
-        np.zeros((_OUT_DEPTH, 9), np.int64),
+        np.zeros((_OUT_DEPTH, 10), np.int64),
         np.zeros(53, np.int64),
         np.zeros(53, np.int64),
     )
@@ -576,9 +615,10 @@ def _out_args(width: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _joker_out_features(obs, out, offs, offs2, m, plan):
-    """The three going-out numbers in ``out[:, :3]``, and with ``plan`` the two card planes
-    of ``joker_cards_plan`` in ``out[:, 3:]``.
+def _joker_out_features(obs, out, offs, offs2, m, plan, melds):
+    """The three going-out numbers in ``out[:, :3]``, with ``plan`` the two card planes of
+    ``joker_cards_plan`` in ``out[:, 3:107]``, and with ``melds`` the template plane of
+    ``joker_cards_melds`` after them.
     """
     o_hand, o_pile, _, o_kind, o_cards, o_jok, o_ends = offs
     o_opened, o_phase, o_points, o_taken = offs2
@@ -600,6 +640,9 @@ def _joker_out_features(obs, out, offs, offs2, m, plan):
                 out[i, _OUT_FEATURES + 52 + c] = (hand[c] - left[c]) / 2.0
         for k in range(_OUT_FEATURES):
             out[i, k] = 0.0
+        if melds:
+            for t in range(NUM_TEMPLATES):
+                out[i, _OUT_FEATURES + _PLAN_FEATURES + t] = 0.0
         play = obs[i, o_phase + 1] > 0.5
         if not play and obs[i, o_phase] < 0.5:
             continue  # the hand is over
@@ -635,6 +678,12 @@ def _joker_out_features(obs, out, offs, offs2, m, plan):
             need = _R51_THRESHOLD - int(obs[i, o_points] * _R51_THRESHOLD + 0.5)
         n = fewest_left(hand, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept, rem)
         if play:
+            if melds:
+                for q in range(_OUT_DEPTH):
+                    t = lv[q, _L_BEST]
+                    if t < 0:
+                        break
+                    out[i, _OUT_FEATURES + _PLAN_FEATURES + t] = 1.0
             out[i, 0] = 1.0 if n == 1 else 0.0
             out[i, 1] = min(n, 14) / 14.0
             out[i, 2] = out[i, 1]
@@ -666,11 +715,11 @@ def card_layout(
         features: the feature set appended to the observation.
         obs_size: size of the raw observation (without features).
     """
-    if game in _JOKER_GAMES and features in ("joker_cards", "joker_cards_out", "joker_cards_plan"):
+    if game in _JOKER_GAMES and (features == "joker_cards" or features in _OUT_SETS):
         _, layout = joker_layout(obs_size)
         planes = [layout.offset(n) for n in ("hand", "known", "pile_counts")]
         planes += [obs_size + 52 * k for k in range(6)]
-        if features == "joker_cards_plan":
+        if features in _PLAN_SETS:
             base = obs_size + _JOKER_FEATURES + _OUT_FEATURES
             planes += [base, base + 52]
         # DISCARD[c] (naturals; the joker's discard is left to the trunk); taking the top
@@ -687,6 +736,24 @@ def card_layout(
     return planes, [3, 55], [(1, 52)]
 
 
+def meld_planes(game: str, features: str, obs_size: int) -> list[tuple[int, int, int]]:
+    """(first action id, input offset, width) of each input plane aligned with a block of
+    actions, for a policy head that adds a gated copy of the plane to those actions' logits:
+    the template plane of ``joker_cards_melds`` and the ``MELD[t]`` actions (Rummy 51);
+    empty otherwise.
+
+    Args:
+        game: game name.
+        features: the feature set appended to the observation.
+        obs_size: size of the raw observation (without features).
+    """
+    if game != "rummy51" or features != "joker_cards_melds":
+        return []
+    _, layout = joker_layout(obs_size)
+    offset = obs_size + _JOKER_FEATURES + _OUT_FEATURES + _PLAN_FEATURES
+    return [(layout.meld_base, offset, NUM_TEMPLATES)]
+
+
 def default_features(game: str) -> str:
     """The feature set used by default for ``game``."""
     if game == "gin_rummy":
@@ -697,6 +764,7 @@ def default_features(game: str) -> str:
 __all__ = [
     "FEATURES",
     "add_features",
+    "best_melds",
     "card_layout",
     "default_features",
     "feature_size",
@@ -704,4 +772,5 @@ __all__ = [
     "free_arrangement",
     "joker_layout",
     "make_out_work",
+    "meld_planes",
 ]
