@@ -499,13 +499,13 @@ def _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kep
                 if pivot < 0 or d >= _OUT_DEPTH - 1:
                     if free:
                         left = _leaf_penalty(h, kept, taken)
-                        if left < best:
-                            for c in range(53):
-                                best_left[c] = h[c] + kept[c]
                     else:
                         left = _leaf_left(h, kept, rem, lv[d, _L_PTS], lv[d, _L_NT], need,
                                           taken, runs, n_runs, groups, n_groups, total)  # fmt: skip
                     if left < best:
+                        if free:
+                            for c in range(53):
+                                best_left[c] = h[c] + kept[c]
                         n_best = 0
                         for q in range(d):
                             if lv[q, _L_AT] >= 0:
