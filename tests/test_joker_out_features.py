@@ -1,5 +1,5 @@
-"""``joker_cards_out`` and ``joker_cards_plan``: can a Rummy 51 hand go out this turn, how many
-cards must it keep, and which melds does its free arrangement hold?
+"""``joker_cards_out`` and ``joker_cards_plan``: can a Rummy 51 (or 500 Rum) hand go out this
+turn, how many cards must it keep, and which melds does its free arrangement hold?
 
 The searches (:func:`rummy_env.wrappers.features.fewest_left`, :func:`free_arrangement`) are
 shown on stacked hands first, then checked against the rule-based agent's plans on played
@@ -110,8 +110,59 @@ def test_feature_layout_and_errors() -> None:
     )
     venv = rummy_env.make_vec("five_hundred_rum", 2, seed=0)
     obs, _ = venv.reset()
+    assert add_features("joker_cards_out", obs["observation"]).shape[1] == (
+        obs["observation"].shape[1] + feature_size("joker_cards_out")
+    )
     with pytest.raises(ValueError, match="Rummy 51"):
-        add_features("joker_cards_out", obs["observation"])
+        add_features("joker_cards_plan", obs["observation"])
+
+
+def test_500_rum_goes_out_by_melding_every_card() -> None:
+    # Rummy 51 must keep a card to discard; 500 Rum may meld them all (need=-1)
+    assert _left("7h 8h 9h Kc Kd Ks") == 3  # one meld laid, the other kept to discard from
+    assert _left("7h 8h 9h Kc Kd Ks", need=-1) == 1
+    assert _left("7h 8h 9h Kc Kd Ks 2c", need=-1) == 1
+    assert _left("7h 8h 9h Kc Kd 2c", need=-1) == 3
+    assert _left("7h 8h 9h 5c", need=-1, taken="5c") == 4
+
+
+def test_500_rum_going_out_agrees_with_greedys_plans() -> None:
+    """In 500 Rum's play phase the flag says what ``greedy``'s planner finds: its best plan
+    (most points melded) leaves at most one card. That plan may miss a way out that melds fewer
+    points (rare), and greedy's lay-off pass may find one the search does not try (rarer).
+    """
+    from agents.rum_greedy import FiveHundredGreedyAgent, MeldPlanner
+    from agents.rum_greedy import table_melds as rum_table_melds
+    from rummy_env.encodings import five_hundred_rum as E500
+
+    lay = E500.Layout(2, 54)
+    planner = MeldPlanner()
+    venv = rummy_env.make_vec("five_hundred_rum", 32, seed=4)
+    obs, _ = venv.reset()
+    agent = HeuristicAgent(seed=0)
+    rng = np.random.default_rng(4)
+    agree = total = outs = 0
+    for _ in range(150):
+        x = add_features("joker_cards_out", obs["observation"])
+        f = x[:, -3:]
+        for i in range(32):
+            parts = lay.split(obs["observation"][i])
+            if int(np.argmax(parts["phase"])) != E500.PH_PLAY or parts["obligation"].any():
+                continue
+            assert f[i, 0] == float(round(f[i, 1] * 14) == 1) and f[i, 1] == f[i, 2]
+            hand = [int(v) for v in np.rint(parts["hand"] * 2)]
+            plan = planner.best(hand, rum_table_melds(parts))
+            out = plan is not None and sum(plan.left) <= 1
+            agree += out == (f[i, 0] > 0.5)
+            outs += out
+            total += 1
+        a = agent.act_game(venv.game)
+        for i in np.flatnonzero(rng.random(32) < 0.2):
+            a[i] = rng.choice(np.flatnonzero(obs["action_mask"][i]))
+        obs, *_ = venv.step(a)
+    assert FiveHundredGreedyAgent  # the planner is greedy's
+    assert total > 1000 and outs > 50, (total, outs)
+    assert agree / total > 0.98, (agree, total)
 
 
 def _positions(n: int, steps: int, seed: int):

@@ -215,6 +215,77 @@ def test_greedy_keeps_a_card_next_to_the_next_players_pick():
         assert greedy_action(env, FiveHundredGreedyAgent(seed=seed)) == "DISCARD[Kc]"
 
 
+# -- hold_melds: new melds kept in hand until the hand goes out -----------------------------------
+
+
+def test_hold_melds_keeps_a_new_meld_and_throws_a_loose_card():
+    env = deal(["7h 8h 9h 2c 4d 6s 8c Tc Qd Kd 3s 5s Js", LOOSE], "Qs", ["5d"])
+    play(env, "DRAW_STOCK")
+    # greedy lays 7-8-9 of hearts at once; held, it stays in hand and a loose card goes
+    assert greedy_action(env) == "MELD[run h 7..9]"
+    held = greedy_action(env, FiveHundredGreedyAgent(seed=0, hold_melds=3))
+    assert held.startswith("DISCARD[") and held not in ("DISCARD[7h]", "DISCARD[8h]", "DISCARD[9h]")
+
+
+def test_hold_melds_lays_everything_in_the_turn_it_goes_out():
+    # four melds in hand; the 9c drawn is the one card left to discard: it goes out
+    env = deal(["7h 8h 9h Th Kc Kd Ks 2s 3s 4s 5c 5d 5h", "Ac 3c 6c Qc Jc 2d 6d 8d Td 4h 8s 7s Js"],
+               "Qs", ["9c"])  # fmt: skip
+    play(env, "DRAW_STOCK")
+    agent = FiveHundredGreedyAgent(seed=0, hold_melds=3)
+    a = greedy_action(env, agent)
+    assert a.startswith("MELD[")  # not a discard, though player_1 holds 13 cards
+    while not a.startswith("DISCARD"):
+        play(env, a)
+        a = greedy_action(env, agent)
+    assert a == "DISCARD[9c]"
+    play(env, "DISCARD[9c]")
+    assert phase(env) == "hand_over"
+
+
+def test_hold_melds_melds_once_an_opponent_is_short():
+    env = deal(["7h 8h 9h 2c 4d 6s 8c Tc Qd Kd 3s 5s Js", LOOSE], "Qs", ["5d"])
+    play(env, "DRAW_STOCK")
+    # player_1 holds 13 cards: more than 12 keeps the meld, 13 or fewer lays it
+    assert greedy_action(env, FiveHundredGreedyAgent(seed=0, hold_melds=12)).startswith("DISCARD[")
+    assert greedy_action(env, FiveHundredGreedyAgent(seed=0, hold_melds=13)) == "MELD[run h 7..9]"
+
+
+def test_hold_melds_still_lays_off_onto_the_table():
+    env = deal(["7h 8h 9h 2c 4d 6s 8c Tc Qd Kd 3s 5s Js", LOOSE], "Qs", ["5d", "Kc", "6h"])
+    play(env, "DRAW_STOCK", "MELD[run h 7..9]", "DISCARD[2c]")
+    play(env, "DRAW_STOCK", "DISCARD[Ac]")
+    play(env, "DRAW_STOCK")  # the 6h lays off below the run on the table
+    assert greedy_action(env, FiveHundredGreedyAgent(seed=0, hold_melds=3)) == "LAYOFF[6h, 0]"
+
+
+def test_hold_melds_honours_a_deep_take():
+    env = deal([HERO, LOOSE], "Kc", ["2c", "3h"])
+    play(env, "DRAW_STOCK", "DISCARD[4c]")
+    play(env, "DRAW_STOCK", "DISCARD[2d]")
+    agent = FiveHundredGreedyAgent(seed=0, hold_melds=3)
+    assert greedy_action(env, agent) == "TAKE_DISCARD[2]"
+    play(env, "TAKE_DISCARD[2]")  # the Kc is owed to a meld: no discard is legal yet
+    assert greedy_action(env, agent) == "MELD[group K: c d h]"
+
+
+@pytest.mark.parametrize("bad", [-1, True, "x"])
+def test_hold_melds_rejects_a_bad_count(bad):
+    with pytest.raises((ValueError, TypeError), match="hold_melds|invalid literal"):
+        FiveHundredGreedyAgent(hold_melds=bad)
+
+
+def test_hold_melds_only_chooses_masked_actions_over_random_rules():
+    rng = np.random.default_rng(77)
+    for g in range(15):
+        opts = random_options(rng)
+        env = five_hundred_rum_v0.raw_env(**opts)
+        p = opts["num_players"]
+        agents = [FiveHundredGreedyAgent(seed=g * 10 + q, hold_melds=q % 4) for q in range(p)]
+        rec = play_game(env, agents, seed=g, max_decisions=5000)
+        assert not rec["truncated"], opts
+
+
 # -- meld planner ---------------------------------------------------------------------------------
 
 

@@ -24,14 +24,16 @@ trained with them can compute them again at play time from the PettingZoo observ
   players and 54 cards and with 4 players and 52 cards share: those two are refused. Cloning
   the compiled ``heuristic`` on 600k Rummy 51 decisions, held-out agreement reached 92.6% in 4
   passes with these planes, against 84.3% in 15 passes without them.
-- ``"joker_cards_out"`` (Rummy 51): ``joker_cards`` plus three numbers about going out, from
-  :func:`fewest_left`, the fewest cards the hand can hold before its discard once the turn's
-  new melds and lay-offs are down (an opening must reach 51 points first; the default
-  threshold is assumed): in the play phase, [whether the hand goes out this turn, that count /
+- ``"joker_cards_out"`` (500 Rum and Rummy 51): ``joker_cards`` plus three numbers about going
+  out, from :func:`fewest_left`, the fewest cards the hand can hold before its discard once the
+  turn's new melds and lay-offs are down (Rummy 51: an opening must reach 51 points first, the
+  default threshold is assumed; 500 Rum: melding every card goes out too, as with the default
+  ``going_out``): in the play phase, [whether the hand goes out this turn, that count /
   14, the same count / 14]; in the draw phase, [whether taking the top discard lets it go out,
-  the count with the top discard / 14, the count without drawing / 14]; zeros otherwise. A rule
-  such as ``greedy_plus@hold_melds=0`` (keep new melds in hand until the turn that goes out)
-  can be read from the first; the ``joker_cards`` planes alone cannot tell it.
+  the count with the top discard / 14, the count without drawing / 14]; zeros otherwise (500
+  Rum's "Rummy!" offers among them). A rule such as ``greedy_plus@hold_melds=0`` (keep new
+  melds in hand until the turn that goes out) can be read from the first; the
+  ``joker_cards`` planes alone cannot tell it.
 - ``"joker_cards_plan"`` (Rummy 51): ``joker_cards_out`` plus two card planes that
   ``greedy``'s discards are ordered by: each held card's penalty / 25, and the copies of each
   card in the hand's free arrangement (:func:`free_arrangement`: the new melds removing the
@@ -88,8 +90,8 @@ FEATURES = (
     "joker_cards_plan",
     "joker_cards_melds",
 )
-_OUT_SETS = ("joker_cards_out", "joker_cards_plan", "joker_cards_melds")  # Rummy 51 only
-_PLAN_SETS = ("joker_cards_plan", "joker_cards_melds")
+_OUT_SETS = ("joker_cards_out", "joker_cards_plan", "joker_cards_melds")
+_PLAN_SETS = ("joker_cards_plan", "joker_cards_melds")  # Rummy 51 only (its penalties)
 """Names accepted by :func:`feature_size` and :func:`add_features`."""
 
 _GIN_FEATURES = 106  # 52 per-discard, now, best after taking, 52 take-gain plane
@@ -194,7 +196,7 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
         w = x2.shape[1]
         _joker_card_features(xc, out[:, w : w + _JOKER_FEATURES], offs, max_melds, retrieve)
         if name != "joker_cards":
-            if not retrieve:
+            if not retrieve and name in _PLAN_SETS:
                 raise ValueError(f"{name} needs a Rummy 51 observation (500 Rum given)")
             _joker_out_features(xc, out[:, w + _JOKER_FEATURES :], offs, _out_args(w), max_melds,
                                 name in _PLAN_SETS, name == "joker_cards_melds")  # fmt: skip
@@ -377,9 +379,10 @@ def _leaf_left(h, kept, rem, pts, nt, need, taken, runs, n_runs, groups, n_group
         if rem[c] < h[c] + kept[c] and (c != taken or h[c] + kept[c] >= 2):
             laid_off = True
     if u == 0:
-        # keep a card that could be laid off, to discard it (a new meld cannot spare one:
-        # the search tries its smaller templates with the card kept)
-        return 1 if laid_off else 1 << 20
+        # 500 Rum (need < 0) goes out by melding every card; Rummy 51 keeps a card that could
+        # be laid off, to discard it (a new meld cannot spare one: the search tries its smaller
+        # templates with the card kept)
+        return 1 if laid_off or need < 0 else 1 << 20
     if u == 1 and 0 <= taken < 52 and rem[taken] == 1:
         # the card taken from the pile may not be discarded: keep a laid-off card as well
         return 2 if laid_off else 1 << 20
@@ -388,8 +391,8 @@ def _leaf_left(h, kept, rem, pts, nt, need, taken, runs, n_runs, groups, n_group
 
 @njit(cache=True)
 def fewest_left(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept, rem) -> int:
-    """Fewest cards a Rummy 51 hand can hold before its discard, once this turn's new melds
-    and lay-offs are down: 1 means it goes out.
+    """Fewest cards a Rummy 51 (or 500 Rum) hand can hold before its discard, once this turn's
+    new melds and lay-offs are down: 1 means it goes out.
 
     The search is ``kernels._reach``'s: the lowest natural still undecided goes into each
     template that can take it, or is kept; at a leaf, the kept naturals are laid off onto the
@@ -401,7 +404,9 @@ def fewest_left(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept
 
     Args:
         h: card counts (53 types; restored on return).
-        need: opening points the new melds must reach before anything is laid (0: opened).
+        need: opening points the new melds must reach before anything is laid (0: opened);
+            -1 for 500 Rum, where melding every card goes out without a discard (the count is
+            then 1 as well).
         taken: the card taken from the pile this turn (-1: none), not discardable.
         runs: (suit, low position, high position) of the table runs, first ``n_runs`` rows.
         n_runs: number of table runs.
@@ -609,8 +614,13 @@ def make_out_work():
 
 @cache
 def _out_args(width: int) -> np.ndarray:
-    """Offsets of the pieces :func:`_joker_out_features` reads (Rummy 51 of ``width``)."""
-    _, layout = joker_layout(width)
+    """Offsets of the pieces :func:`_joker_out_features` reads (-1 for the opening pieces that
+    500 Rum has not).
+    """
+    game, layout = joker_layout(width)
+    if game == "five_hundred_rum":
+        return np.array([-1 if n in ("opened", "opening_points") else layout.offset(n)
+                         for n in _OUT_PIECES], np.int64)  # fmt: skip
     return np.array([layout.offset(n) for n in _OUT_PIECES], np.int64)
 
 
@@ -674,7 +684,9 @@ def _joker_out_features(obs, out, offs, offs2, m, plan, melds):
                     runs[n_runs, 2] = int(obs[i, o_ends + 2 * j + 1] * 13.0 + 0.5)
                     n_runs += 1
         need = 0
-        if obs[i, o_opened] < 0.5:
+        if o_opened < 0:
+            need = -1  # 500 Rum
+        elif obs[i, o_opened] < 0.5:
             need = _R51_THRESHOLD - int(obs[i, o_points] * _R51_THRESHOLD + 0.5)
         n = fewest_left(hand, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept, rem)
         if play:
