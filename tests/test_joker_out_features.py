@@ -9,13 +9,13 @@ positions.
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import rummy_env
 from agents.heuristic import HeuristicAgent
 from agents.r51_greedy import Rummy51GreedyAgent, _counts, table_melds
 from rummy_env.core.cards import parse_cards
 from rummy_env.core.jmelds import template_str
+from rummy_env.encodings import five_hundred_rum as E500
 from rummy_env.encodings import rummy51 as E
 from rummy_env.rules.rummy51.kernels import card_penalty
 from rummy_env.wrappers.features import (
@@ -113,8 +113,14 @@ def test_feature_layout_and_errors() -> None:
     assert add_features("joker_cards_out", obs["observation"]).shape[1] == (
         obs["observation"].shape[1] + feature_size("joker_cards_out")
     )
-    with pytest.raises(ValueError, match="Rummy 51"):
-        add_features("joker_cards_plan", obs["observation"])
+    for name in ("joker_cards_plan", "joker_cards_melds"):
+        x = add_features(name, obs["observation"])
+        assert x.shape[1] == obs["observation"].shape[1] + feature_size(name)
+    w500 = obs["observation"].shape[1]
+    meld_offset = w500 + feature_size("joker_cards_plan")
+    assert meld_planes("five_hundred_rum", "joker_cards_melds", w500) == [
+        (E500.Layout(2, 54).meld_base, meld_offset, 685)
+    ]
 
 
 def test_500_rum_goes_out_by_melding_every_card() -> None:
@@ -350,4 +356,51 @@ def test_meld_plane_marks_legal_melds_of_the_turn() -> None:
             rows += 1
             marked += on.size > 0
             assert obs["action_mask"][i, lay.meld_base + on].all(), [template_str(t) for t in on]
+    assert rows > 100 and marked > 10, (rows, marked)
+
+
+def test_500_rum_plan_and_meld_planes() -> None:
+    """In 500 Rum the plan planes hold each card's value / 15 (A 15, 2-9 face, 10-K 10) and the
+    free arrangement by those values; every meld of the meld plane is a legal MELD now (in the
+    play phase, with no taken card owed to a meld)."""
+    from rummy_env.encodings import five_hundred_rum as E500
+    from rummy_env.wrappers.features import R500_VALUES, free_arrangement_by
+
+    assert [int(R500_VALUES[c]) for c in parse_cards("Ac 2c 9c Tc Kc")] == [15, 2, 9, 10, 10]
+    assert int(R500_VALUES[52]) == 15
+    lay = E500.Layout(2, 54)
+    width = lay.obs_size
+    out = width + feature_size("joker_cards_out")
+    base = width + feature_size("joker_cards_plan")
+    venv = rummy_env.make_vec("five_hundred_rum", 16, seed=9)
+    obs, _ = venv.reset()
+    agent = HeuristicAgent(seed=0)
+    rng = np.random.default_rng(9)
+    work = make_out_work()
+    left = np.zeros(53, np.int64)
+    rows = marked = 0
+    for _ in range(80):
+        x = add_features("joker_cards_melds", obs["observation"])
+        for i in range(16):
+            parts = lay.split(obs["observation"][i])
+            h = np.rint(parts["hand"] * 2).astype(np.int64)
+            held = h[:52] > 0
+            np.testing.assert_allclose(x[i, out : out + 52][held], R500_VALUES[:52][held] / 15)
+            assert not x[i, out : out + 52][~held].any()
+            taken = int(np.argmax(parts["taken_single"])) if parts["taken_single"].any() else -1
+            free_arrangement_by(h, taken, R500_VALUES, *work, left)
+            np.testing.assert_allclose(x[i, out + 52 : out + 104], (h[:52] - left[:52]) / 2)
+            on = np.flatnonzero(x[i, base:])
+            if int(np.argmax(parts["phase"])) != E500.PH_PLAY:
+                assert on.size == 0
+                continue
+            if parts["obligation"].any():
+                continue
+            rows += 1
+            marked += on.size > 0
+            assert obs["action_mask"][i, lay.meld_base + on].all(), [template_str(t) for t in on]
+        a = agent.act_game(venv.game)
+        for i in np.flatnonzero(rng.random(16) < 0.2):
+            a[i] = rng.choice(np.flatnonzero(obs["action_mask"][i]))
+        obs, *_ = venv.step(a)
     assert rows > 100 and marked > 10, (rows, marked)

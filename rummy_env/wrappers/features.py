@@ -34,12 +34,13 @@ trained with them can compute them again at play time from the PettingZoo observ
   Rum's "Rummy!" offers among them). A rule such as ``greedy_plus@hold_melds=0`` (keep new
   melds in hand until the turn that goes out) can be read from the first; the
   ``joker_cards`` planes alone cannot tell it.
-- ``"joker_cards_plan"`` (Rummy 51): ``joker_cards_out`` plus two card planes that
-  ``greedy``'s discards are ordered by: each held card's penalty / 25, and the copies of each
-  card in the hand's free arrangement (:func:`free_arrangement`: the new melds removing the
-  most penalty) / 2.
-- ``"joker_cards_melds"`` (Rummy 51): ``joker_cards_plan`` plus a template plane, one entry
-  per ``MELD[t]`` action (685): in the play phase, 1 for each new meld of the arrangement
+- ``"joker_cards_plan"`` (500 Rum and Rummy 51): ``joker_cards_out`` plus two card planes that
+  ``greedy``'s discards are ordered by: each held card's points in hand / the highest (Rummy
+  51: its penalty / 25, :data:`R51_VALUES`; 500 Rum: its value / 15, :data:`R500_VALUES`, the
+  default values), and the copies of each card in the hand's free arrangement
+  (:func:`free_arrangement_by`: the new melds leaving the fewest of those points) / 2.
+- ``"joker_cards_melds"`` (500 Rum and Rummy 51): ``joker_cards_plan`` plus a template plane,
+  one entry per ``MELD[t]`` action (685): in the play phase, 1 for each new meld of the arrangement
   :func:`fewest_left` finds (the turn's new melds that leave the fewest cards, so the melds that
   go out when the hand can), zeros otherwise. A policy reads which meld to lay from it instead
   of learning 685 templates' arithmetic (:func:`meld_planes` aligns it with the actions).
@@ -91,7 +92,7 @@ FEATURES = (
     "joker_cards_melds",
 )
 _OUT_SETS = ("joker_cards_out", "joker_cards_plan", "joker_cards_melds")
-_PLAN_SETS = ("joker_cards_plan", "joker_cards_melds")  # Rummy 51 only (its penalties)
+_PLAN_SETS = ("joker_cards_plan", "joker_cards_melds")
 """Names accepted by :func:`feature_size` and :func:`add_features`."""
 
 _GIN_FEATURES = 106  # 52 per-discard, now, best after taking, 52 take-gain plane
@@ -103,6 +104,11 @@ _OUT_PIECES = ("opened", "phase", "opening_points", "taken_single")
 _JOKER_PIECES = ("hand", "pile_sequence", "known", "meld_kind", "meld_cards", "meld_jokers",
                  "meld_ends")  # fmt: skip
 _U1 = np.uint64(1)
+# points of each card type left in hand: Rummy 51 penalties, 500 Rum values (default values)
+R51_VALUES = np.array([card_penalty(c) for c in range(53)], np.int64)
+R500_VALUES = np.array(
+    [15 if c == JOKER or c % 13 == 0 else min(c % 13 + 1, 10) for c in range(53)], np.int64
+)
 
 
 @njit(cache=True)
@@ -196,10 +202,9 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
         w = x2.shape[1]
         _joker_card_features(xc, out[:, w : w + _JOKER_FEATURES], offs, max_melds, retrieve)
         if name != "joker_cards":
-            if not retrieve and name in _PLAN_SETS:
-                raise ValueError(f"{name} needs a Rummy 51 observation (500 Rum given)")
             _joker_out_features(xc, out[:, w + _JOKER_FEATURES :], offs, _out_args(w), max_melds,
-                                name in _PLAN_SETS, name == "joker_cards_melds")  # fmt: skip
+                                name in _PLAN_SETS, name == "joker_cards_melds",
+                                R51_VALUES if retrieve else R500_VALUES)  # fmt: skip
     return out[0] if single else out
 
 
@@ -419,7 +424,7 @@ def fewest_left(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept
         rem: scratch, cards left at a leaf (53).
     """
     return _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept, rem,
-                        False, rem)  # fmt: skip
+                        False, rem, R51_VALUES)  # fmt: skip
 
 
 @njit(cache=True)
@@ -438,13 +443,22 @@ def free_arrangement(h, taken, ct, cj, lv, kept, rem, best_left) -> int:
         rem: scratch.
         best_left: out, 53 counts.
     """
+    return free_arrangement_by(h, taken, R51_VALUES, ct, cj, lv, kept, rem, best_left)
+
+
+@njit(cache=True)
+def free_arrangement_by(h, taken, vals, ct, cj, lv, kept, rem, best_left) -> int:
+    """:func:`free_arrangement` with the points of each card type left in hand given:
+    ``vals`` (53; :data:`R51_VALUES`, :data:`R500_VALUES`).
+    """
     none = np.zeros((0, 3), np.int64)  # no table (C-contiguous, as fewest_left's tables)
-    return _turn_search(h, 0, taken, none, 0, none, 0, ct, cj, lv, kept, rem, True, best_left)
+    return _turn_search(h, 0, taken, none, 0, none, 0, ct, cj, lv, kept, rem, True, best_left,
+                        vals)  # fmt: skip
 
 
 @njit(cache=True)
 def _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept, rem, free,
-                 best_left) -> int:  # fmt: skip
+                 best_left, vals) -> int:  # fmt: skip
     """The search of :func:`fewest_left` (``free=False``: the fewest cards left) and of
     :func:`free_arrangement` (``free=True``: the least penalty left, its cards in
     ``best_left``). Both minimise a value that only grows with the cards kept, which bounds it.
@@ -492,7 +506,7 @@ def _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kep
             bound = 0
             for c in range(52):
                 if free:
-                    bound += kept[c] * card_penalty(c)
+                    bound += kept[c] * vals[c]
                 elif kept[c] > 0 and not layable[c]:
                     bound += kept[c]
             if bound < best and nodes <= _OUT_NODES:
@@ -503,7 +517,7 @@ def _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kep
                         break
                 if pivot < 0 or d >= _OUT_DEPTH - 1:
                     if free:
-                        left = _leaf_penalty(h, kept, taken)
+                        left = _leaf_penalty(h, kept, taken, vals)
                     else:
                         left = _leaf_left(h, kept, rem, lv[d, _L_PTS], lv[d, _L_NT], need,
                                           taken, runs, n_runs, groups, n_groups, total)  # fmt: skip
@@ -584,7 +598,7 @@ def best_melds(work: tuple[np.ndarray, ...]) -> list[int]:
 
 
 @njit(cache=True)
-def _leaf_penalty(h, kept, taken) -> int:
+def _leaf_penalty(h, kept, taken, vals) -> int:
     """Penalty of the cards ``h + kept`` a free arrangement leaves; a large number when none
     of them may be discarded.
     """
@@ -592,7 +606,7 @@ def _leaf_penalty(h, kept, taken) -> int:
     ok = False
     for c in range(53):
         n = h[c] + kept[c]
-        v += n * card_penalty(c)
+        v += n * vals[c]
         if n >= 1 and (c != taken or n >= 2):
             ok = True
     return v if ok else 1 << 30
@@ -625,7 +639,7 @@ def _out_args(width: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _joker_out_features(obs, out, offs, offs2, m, plan, melds):
+def _joker_out_features(obs, out, offs, offs2, m, plan, melds, vals):
     """The three going-out numbers in ``out[:, :3]``, with ``plan`` the two card planes of
     ``joker_cards_plan`` in ``out[:, 3:107]``, and with ``melds`` the template plane of
     ``joker_cards_melds`` after them.
@@ -633,6 +647,7 @@ def _joker_out_features(obs, out, offs, offs2, m, plan, melds):
     o_hand, o_pile, _, o_kind, o_cards, o_jok, o_ends = offs
     o_opened, o_phase, o_points, o_taken = offs2
     ct, cj, lv, kept, rem = make_out_work()
+    top_val = float(vals.max())
     hand = np.zeros(53, np.int64)
     left = np.zeros(53, np.int64)
     runs = np.zeros((m, 3), np.int64)
@@ -644,9 +659,9 @@ def _joker_out_features(obs, out, offs, offs2, m, plan, melds):
             if obs[i, o_taken + c] > 0.5:
                 taken = c
         if plan:
-            free_arrangement(hand, taken, ct, cj, lv, kept, rem, left)
+            free_arrangement_by(hand, taken, vals, ct, cj, lv, kept, rem, left)
             for c in range(52):
-                out[i, _OUT_FEATURES + c] = card_penalty(c) / 25.0 if hand[c] > 0 else 0.0
+                out[i, _OUT_FEATURES + c] = vals[c] / top_val if hand[c] > 0 else 0.0
                 out[i, _OUT_FEATURES + 52 + c] = (hand[c] - left[c]) / 2.0
         for k in range(_OUT_FEATURES):
             out[i, k] = 0.0
@@ -751,15 +766,15 @@ def card_layout(
 def meld_planes(game: str, features: str, obs_size: int) -> list[tuple[int, int, int]]:
     """(first action id, input offset, width) of each input plane aligned with a block of
     actions, for a policy head that adds a gated copy of the plane to those actions' logits:
-    the template plane of ``joker_cards_melds`` and the ``MELD[t]`` actions (Rummy 51);
-    empty otherwise.
+    the template plane of ``joker_cards_melds`` and the ``MELD[t]`` actions (500 Rum and
+    Rummy 51); empty otherwise.
 
     Args:
         game: game name.
         features: the feature set appended to the observation.
         obs_size: size of the raw observation (without features).
     """
-    if game != "rummy51" or features != "joker_cards_melds":
+    if game not in _JOKER_GAMES or features != "joker_cards_melds":
         return []
     _, layout = joker_layout(obs_size)
     offset = obs_size + _JOKER_FEATURES + _OUT_FEATURES + _PLAN_FEATURES
@@ -775,6 +790,8 @@ def default_features(game: str) -> str:
 
 __all__ = [
     "FEATURES",
+    "R500_VALUES",
+    "R51_VALUES",
     "add_features",
     "best_melds",
     "card_layout",
@@ -782,6 +799,7 @@ __all__ = [
     "feature_size",
     "fewest_left",
     "free_arrangement",
+    "free_arrangement_by",
     "joker_layout",
     "make_out_work",
     "meld_planes",
