@@ -9,6 +9,7 @@ positions.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import rummy_env
 from agents.heuristic import HeuristicAgent
@@ -404,3 +405,43 @@ def test_500_rum_plan_and_meld_planes() -> None:
             a[i] = rng.choice(np.flatnonzero(obs["action_mask"][i]))
         obs, *_ = venv.step(a)
     assert rows > 100 and marked > 10, (rows, marked)
+
+
+def test_take_plane_scores_each_pile_depth_as_greedy_does() -> None:
+    """``joker_cards_takes`` (500 Rum): what taking the pile to each depth adds to the free
+    arrangement, less the points of the taken cards left in hand; -1 where the deepest card
+    taken melds with nothing."""
+    from rummy_env import five_hundred_rum_v0
+    from rummy_env.encodings import five_hundred_rum as E500
+    from rummy_env.testing import rum_deck
+
+    hero = "Kd Kh 4c 7c 9d 5h Jh 3s 6s 8s Ts Qc Qd"
+    loose = "Ac 3c 5c 9c Jc 2d 6d 8d Td 4h 2s 7s 9s"
+    env = five_hundred_rum_v0.raw_env(num_players=2)
+    env.reset(options={"deck": rum_deck([hero, loose], "Kc", ["2c", "3h"], dealer=1), "dealer": 1})
+    lay = env.layout
+    names = {lay.action_name(a): a for a in range(lay.num_actions)}
+    for n in ("DRAW_STOCK", "DISCARD[4c]", "DRAW_STOCK", "DISCARD[2d]"):
+        env.step(names[n])
+    obs = env.observe(env.agent_selection)["observation"]  # pile, top first: 2d 4c Kc
+    x = add_features("joker_cards_takes", obs)
+    plane = x[obs.shape[0] + feature_size("joker_cards_melds") :]
+    assert plane.shape == (108,)
+    # depth 0: the 2d melds nothing and is kept (-2); depth 1: the 4c melds nothing (-1);
+    # depth 2: K-K-K melds 30 points, the 4c and 2d stay in hand (-6)
+    np.testing.assert_allclose(plane[:3], [-0.02, -1.0, 0.24], atol=1e-6)
+    assert not plane[3:].any()
+    # the depth plane is aligned with TAKE_DISCARD[d] for the policy's gated head
+    assert meld_planes("five_hundred_rum", "joker_cards_takes", obs.shape[0])[1] == (
+        lay.take_base,
+        obs.shape[0] + feature_size("joker_cards_melds"),
+        54,
+    )
+    assert E500.PHASE_NAMES[int(env.state_record["phase"])] == "draw"
+    # the play phase has no take plane; Rummy 51 has no deep takes
+    env.step(names["TAKE_DISCARD[2]"])
+    obs = env.observe(env.agent_selection)["observation"]
+    assert not add_features("joker_cards_takes", obs)[-108:].any()
+    r51 = rummy_env.make_vec("rummy51", 2, seed=0).reset()[0]["observation"]
+    with pytest.raises(ValueError, match="500 Rum"):
+        add_features("joker_cards_takes", r51)

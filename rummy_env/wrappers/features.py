@@ -47,6 +47,14 @@ trained with them can compute them again at play time from the PettingZoo observ
   Cloning ``greedy@hold_open=3``, the meld choice was where the clone lost most: playing the
   teacher's melds and the clone's other moves lifted the clone from +1.5 to +10.8 penalty
   points a hand against ``greedy`` (the teacher: +12.9).
+- ``"joker_cards_takes"`` (500 Rum): ``joker_cards_melds`` plus a plane of 108 entries, one per
+  discard pile depth (``TAKE_DISCARD[d]``; entries past the deck's size stay 0): in the draw
+  phase and on a "Rummy!" offer, what taking the pile down to depth ``d`` adds to the hand's
+  free arrangement (:func:`take_gain`, ``greedy``'s draw rule without the table's lay-offs) /
+  100, clipped to [-1, 1]; -1 where the deepest card taken melds with nothing (no three-card
+  meld with the hand and the cards above it, no table meld takes it). Cloning
+  ``greedy@hold_melds=3`` with ``joker_cards_out``, the clone missed 49% of the teacher's takes
+  from the pile, most of them deep (2026-11-24).
 """
 
 from __future__ import annotations
@@ -90,9 +98,11 @@ FEATURES = (
     "joker_cards_out",
     "joker_cards_plan",
     "joker_cards_melds",
+    "joker_cards_takes",
 )
-_OUT_SETS = ("joker_cards_out", "joker_cards_plan", "joker_cards_melds")
-_PLAN_SETS = ("joker_cards_plan", "joker_cards_melds")
+_OUT_SETS = ("joker_cards_out", "joker_cards_plan", "joker_cards_melds", "joker_cards_takes")
+_PLAN_SETS = ("joker_cards_plan", "joker_cards_melds", "joker_cards_takes")
+_MELD_SETS = ("joker_cards_melds", "joker_cards_takes")
 """Names accepted by :func:`feature_size` and :func:`add_features`."""
 
 _GIN_FEATURES = 106  # 52 per-discard, now, best after taking, 52 take-gain plane
@@ -100,6 +110,7 @@ _JOKER_GAMES = ("five_hundred_rum", "rummy51")
 _JOKER_FEATURES = 6 * 52  # melds, own closeness, next's closeness, table fit, top, top melds
 _OUT_FEATURES = 3  # goes out, fewest cards left (with the top discard), without drawing
 _PLAN_FEATURES = 2 * 52  # each held card's penalty, copies in the free arrangement
+_TAKE_FEATURES = 108  # one per discard pile depth, up to the largest deck
 _OUT_PIECES = ("opened", "phase", "opening_points", "taken_single")
 _JOKER_PIECES = ("hand", "pile_sequence", "known", "meld_kind", "meld_cards", "meld_jokers",
                  "meld_ends")  # fmt: skip
@@ -170,6 +181,8 @@ def feature_size(name: str) -> int:
         return _JOKER_FEATURES + _OUT_FEATURES + _PLAN_FEATURES
     if name == "joker_cards_melds":
         return _JOKER_FEATURES + _OUT_FEATURES + _PLAN_FEATURES + NUM_TEMPLATES
+    if name == "joker_cards_takes":
+        return _JOKER_FEATURES + _OUT_FEATURES + _PLAN_FEATURES + NUM_TEMPLATES + _TAKE_FEATURES
     raise ValueError(f"unknown features {name!r}; available: {', '.join(FEATURES)}")
 
 
@@ -203,8 +216,15 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
         _joker_card_features(xc, out[:, w : w + _JOKER_FEATURES], offs, max_melds, retrieve)
         if name != "joker_cards":
             _joker_out_features(xc, out[:, w + _JOKER_FEATURES :], offs, _out_args(w), max_melds,
-                                name in _PLAN_SETS, name == "joker_cards_melds",
+                                name in _PLAN_SETS, name in _MELD_SETS,
                                 R51_VALUES if retrieve else R500_VALUES)  # fmt: skip
+        if name == "joker_cards_takes":
+            if retrieve:
+                raise ValueError(f"{name} needs a 500 Rum observation (Rummy 51 has no deep takes)")
+            start = w + feature_size("joker_cards_melds")
+            _joker_take_features(xc, out[:, start:], out[:, w + 156 : w + 208], offs,
+                                 _out_args(w), joker_layout(w)[1].deck_size,
+                                 R500_VALUES)  # fmt: skip
     return out[0] if single else out
 
 
@@ -729,6 +749,74 @@ def _joker_out_features(obs, out, offs, offs2, m, plan, melds, vals):
             out[i, 1] = out[i, 2]
 
 
+@njit(cache=True)
+def take_gain(hand, pile, d, vals, base_melded, ct, cj, lv, kept, rem, left) -> int:
+    """What taking the discard pile down to depth ``d`` adds to the free arrangement: the points
+    melded with the taken cards (``pile[: d + 1]``, top first) less ``base_melded`` (melded
+    without them) less the points of taken cards left in hand, as ``greedy`` scores a take
+    (without lay-offs onto the table). ``hand`` is restored on return; ``left`` receives the
+    cards the arrangement leaves.
+    """
+    total = 0
+    for k in range(d + 1):
+        hand[pile[k]] += 1
+    for c in range(53):
+        total += hand[c] * vals[c]
+    taken = pile[0] if d == 0 else -1  # a single top card may not be thrown back
+    melded = total - free_arrangement_by(hand, taken, vals, ct, cj, lv, kept, rem, left)
+    held = 0
+    for k in range(d + 1):
+        hand[pile[k]] -= 1
+    for k in range(d + 1):
+        c = pile[k]
+        if left[c] > 0:
+            left[c] -= 1
+            held += vals[c]
+    return melded - base_melded - held
+
+
+@njit(cache=True)
+def _joker_take_features(obs, out, fit, offs, offs2, deck, vals):
+    """The depth plane of ``joker_cards_takes`` in ``out[:, :_TAKE_FEATURES]`` (``fit``: the
+    table-fit card plane of ``joker_cards``; ``deck``: the pile sequence's length).
+    """
+    o_hand, o_pile = offs[0], offs[1]
+    o_phase = offs2[1]
+    ct, cj, lv, kept, rem = make_out_work()
+    hand = np.zeros(53, np.int64)
+    left = np.zeros(53, np.int64)
+    pile = np.zeros(_TAKE_FEATURES, np.int64)
+    for i in range(obs.shape[0]):
+        for k in range(_TAKE_FEATURES):
+            out[i, k] = 0.0
+        # the draw phase and a "Rummy!" offer (500 Rum phases: draw, play, offer, ...)
+        if obs[i, o_phase] < 0.5 and obs[i, o_phase + 2] < 0.5:
+            continue
+        n = 0
+        while n < deck and obs[i, o_pile + n] > 0.0:
+            pile[n] = int(obs[i, o_pile + n] * 53.0 + 0.5) - 1
+            n += 1
+        if n == 0:
+            continue
+        total = 0
+        for c in range(53):
+            hand[c] = int(obs[i, o_hand + c] * 2.0 + 0.5)
+            total += hand[c] * vals[c]
+        base = total - free_arrangement_by(hand, -1, vals, ct, cj, lv, kept, rem, left)
+        for d in range(n):
+            x = pile[d]
+            for k in range(d):
+                hand[pile[k]] += 1
+            ok = d == 0 or x == JOKER or melds_with_hand(hand, x) or fit[i, x] > 0.5
+            for k in range(d):
+                hand[pile[k]] -= 1
+            if not ok:
+                out[i, d] = -1.0
+                continue
+            g = take_gain(hand, pile, d, vals, base, ct, cj, lv, kept, rem, left)
+            out[i, d] = min(max(g / 100.0, -1.0), 1.0)
+
+
 def card_layout(
     game: str, features: str, obs_size: int
 ) -> tuple[list[int], list[int], list[tuple[int, int]]]:
@@ -767,18 +855,22 @@ def meld_planes(game: str, features: str, obs_size: int) -> list[tuple[int, int,
     """(first action id, input offset, width) of each input plane aligned with a block of
     actions, for a policy head that adds a gated copy of the plane to those actions' logits:
     the template plane of ``joker_cards_melds`` and the ``MELD[t]`` actions (500 Rum and
-    Rummy 51); empty otherwise.
+    Rummy 51), and with ``joker_cards_takes`` the depth plane and the ``TAKE_DISCARD[d]``
+    actions (500 Rum); empty otherwise.
 
     Args:
         game: game name.
         features: the feature set appended to the observation.
         obs_size: size of the raw observation (without features).
     """
-    if game not in _JOKER_GAMES or features != "joker_cards_melds":
+    if game not in _JOKER_GAMES or features not in _MELD_SETS:
         return []
     _, layout = joker_layout(obs_size)
     offset = obs_size + _JOKER_FEATURES + _OUT_FEATURES + _PLAN_FEATURES
-    return [(layout.meld_base, offset, NUM_TEMPLATES)]
+    planes = [(layout.meld_base, offset, NUM_TEMPLATES)]
+    if features == "joker_cards_takes":
+        planes.append((layout.take_base, offset + NUM_TEMPLATES, layout.deck_size))
+    return planes
 
 
 def default_features(game: str) -> str:
@@ -802,5 +894,6 @@ __all__ = [
     "free_arrangement_by",
     "joker_layout",
     "make_out_work",
+    "take_gain",
     "meld_planes",
 ]
