@@ -380,3 +380,27 @@ def test_init_agent_widens_a_plan_network_to_the_meld_plane(tmp_path) -> None:
     # any other difference is refused
     with pytest.raises(ValueError, match="another network: hidden=16"):
         mod.init_weights(tmp_path / "plan.pt", {**new_meta, "hidden": 32})
+
+
+def test_ppo_selfplay_500_rum_with_meld_and_take_planes(tmp_path) -> None:
+    """A 500 Rum run on ``joker_cards_takes`` gets two gated planes (MELD and TAKE_DISCARD),
+    and its saved player never picks a masked action."""
+    from agents.ppo_agent import PPOAgent
+    from rummy_env import five_hundred_rum_v0
+
+    out = tmp_path / "takes"
+    _run("experiments/ppo_selfplay.py", "--game", "five_hundred_rum", "--num-envs", "16",
+         "--num-steps", "8", "--total-steps", "256", "--eval-games", "4", "--hidden", "16",
+         "--baseline", "heuristic", "--teacher", "heuristic", "--imitate-samples", "800",
+         "--imitate-epochs", "1", "--teacher-coef", "0", "--features", "joker_cards_takes",
+         "--out", str(out), "--no-progress", "--no-tensorboard")  # fmt: skip
+    agent = PPOAgent(checkpoint=str(out / "agent.pt"))
+    assert agent.features == "joker_cards_takes"
+    assert [p[2] for p in agent.policy.meld_planes] == [685, 54]
+    env = five_hundred_rum_v0.env()
+    env.reset(seed=3)
+    for _name in env.agent_iter(300):
+        ob, _, term, trunc, _ = env.last()
+        a = None if term or trunc else agent.act(ob)
+        assert a is None or ob["action_mask"][a] == 1
+        env.step(a)
