@@ -628,7 +628,7 @@ class FiveHundredGreedyAgent:
         return 15
 
     def _play(self, parts: Mapping[str, np.ndarray]) -> int:
-        lay, mask = self._lay, self._mask
+        lay = self._lay
         ob_vec = parts["obligation"]
         oblig = int(np.argmax(ob_vec)) if ob_vec.max() > 0.5 else -1
         new_meld = bool(getattr(self._cfg, "deepest_card_new_meld", False))
@@ -638,27 +638,31 @@ class FiveHundredGreedyAgent:
             plan = planner.best(self._hand, self._table, oblig, False)
         if plan is not None and self._holding(parts, plan, oblig):
             # lay off naturals onto the table's melds only; keep the rest for going out
-            n_table = len(self._table)
-            for step in plan.steps:
-                if step[0] == "layoff" and step[2] < n_table:
-                    a = self._step_action(step)
-                    if 0 <= a < mask.shape[0] and mask[a]:
-                        return a
-                if step[0] == "joker" and step[1] < n_table and not self.hold_jokers:
-                    a = self._step_action(step)
-                    if 0 <= a < mask.shape[0] and mask[a]:
-                        return a
-            return self._discard(parts, keep=plan)
+            n = len(self._table)
+            onto_table = [
+                st for st in plan.steps
+                if (st[0] == "layoff" and st[2] < n)
+                or (st[0] == "joker" and st[1] < n and not self.hold_jokers)
+            ]  # fmt: skip
+            a = self._first_legal(onto_table)
+            return a if a >= 0 else self._discard(parts, keep=plan)
         if plan is not None:
-            for step in plan.steps:
-                a = self._step_action(step)
-                if 0 <= a < mask.shape[0] and mask[a]:
-                    return a
+            a = self._first_legal(plan.steps)
+            if a >= 0:
+                return a
         places = [int(a) for a in self._legal if lay.meld_base <= a < lay.discard_base]
         if places:
             pts = [self._placement_points(a) for a in places]
             return places[int(np.argmax(pts))]
         return self._discard(parts)
+
+    def _first_legal(self, steps: list[Step]) -> int:
+        """The action of the first plan step the mask allows; -1 if none."""
+        for step in steps:
+            a = self._step_action(step)
+            if 0 <= a < self._mask.shape[0] and self._mask[a]:
+                return a
+        return -1
 
     def _holding(self, parts: Mapping[str, np.ndarray], plan: Plan, oblig: int) -> bool:
         """Does ``hold_melds`` keep this turn's new melds in hand? Not when the plan goes out
@@ -668,7 +672,7 @@ class FiveHundredGreedyAgent:
         k = self.hold_melds
         if k is None or oblig >= 0 or sum(plan.left) <= 1:
             return False
-        if not any(self._mask[a] for a in self._legal if a >= self._lay.discard_base):
+        if not any(a >= self._lay.discard_base for a in self._legal):
             return False
         sizes = np.rint(parts["hand_sizes"][1:] * 13)
         return bool(np.all(sizes > k))

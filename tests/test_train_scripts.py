@@ -34,6 +34,16 @@ def _run(script: str, *args: str) -> None:
         sys.argv = old
 
 
+def _plays_legally(agent, env, seed: int, steps: int) -> None:
+    """Play ``agent`` in every seat of AEC ``env`` for ``steps`` turns: never a masked action."""
+    env.reset(seed=seed)
+    for _name in env.agent_iter(steps):
+        ob, _, term, trunc, _ = env.last()
+        a = None if term or trunc else agent.act(ob)
+        assert a is None or ob["action_mask"][a] == 1
+        env.step(a)
+
+
 def test_gae_per_seat_trajectories() -> None:
     gae = _script("ppo_selfplay").compute_gae
     # one game, seats alternate 0,1,0,1; the hand ends after step 3: seat 0 wins 1, seat 1 loses
@@ -240,12 +250,7 @@ def test_ppo_selfplay_compiled_heuristic(tmp_path) -> None:
     agent = PPOAgent(checkpoint=str(out / "agent.pt"))
     assert agent.features == "joker_cards_out"
     env = rummy51_v0.env()
-    env.reset(seed=3)
-    for _name in env.agent_iter(200):
-        ob, _, term, trunc, _ = env.last()
-        a = None if term or trunc else agent.act(ob)
-        assert a is None or ob["action_mask"][a] == 1
-        env.step(a)
+    _plays_legally(agent, env, seed=3, steps=200)
     # --init-agent: cloning goes on from the saved player, which plays from the first round
     more = ["--game", "rummy51", "--num-envs", "16", "--num-steps", "8", "--total-steps", "128",
             "--eval-games", "4", "--hidden", "16", "--baseline", "heuristic",
@@ -398,9 +403,4 @@ def test_ppo_selfplay_500_rum_with_meld_and_take_planes(tmp_path) -> None:
     assert agent.features == "joker_cards_takes"
     assert [p[2] for p in agent.policy.meld_planes] == [685, 54]
     env = five_hundred_rum_v0.env()
-    env.reset(seed=3)
-    for _name in env.agent_iter(300):
-        ob, _, term, trunc, _ = env.last()
-        a = None if term or trunc else agent.act(ob)
-        assert a is None or ob["action_mask"][a] == 1
-        env.step(a)
+    _plays_legally(agent, env, seed=3, steps=300)

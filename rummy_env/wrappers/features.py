@@ -89,6 +89,8 @@ from rummy_env.core.melds import (
     min_deadwood,
     min_deadwood_per_discard,
 )
+from rummy_env.rules.five_hundred_rum.kernels import C_SIZE
+from rummy_env.rules.five_hundred_rum.kernels import card_value as rum_card_value
 from rummy_env.rules.rummy51.kernels import TPL_VAL, _give, _take, card_penalty
 
 FEATURES = (
@@ -115,11 +117,11 @@ _OUT_PIECES = ("opened", "phase", "opening_points", "taken_single")
 _JOKER_PIECES = ("hand", "pile_sequence", "known", "meld_kind", "meld_cards", "meld_jokers",
                  "meld_ends")  # fmt: skip
 _U1 = np.uint64(1)
-# points of each card type left in hand: Rummy 51 penalties, 500 Rum values (default values)
+# points of each card type left in hand, from each game's rules: Rummy 51 penalties, 500 Rum
+# values with the default options (a zero config vector: values_5_10_15 off)
 R51_VALUES = np.array([card_penalty(c) for c in range(53)], np.int64)
-R500_VALUES = np.array(
-    [15 if c == JOKER or c % 13 == 0 else min(c % 13 + 1, 10) for c in range(53)], np.int64
-)
+R500_VALUES = np.array([rum_card_value(c, np.zeros(C_SIZE, np.int64)) for c in range(53)],
+                       np.int64)  # fmt: skip
 
 
 @njit(cache=True)
@@ -894,6 +896,6 @@ __all__ = [
     "free_arrangement_by",
     "joker_layout",
     "make_out_work",
-    "take_gain",
     "meld_planes",
+    "take_gain",
 ]
