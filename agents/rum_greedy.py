@@ -40,7 +40,9 @@ taken discard is owed to a meld. Against ``greedy`` (``rummy-env arena --game fi
 (``k = 1, 2, 4, 6``: 60.2, 60.3, 56.1, 54.3% and +3.6, +6.1, +6.8, +4.7 points; seed 5) and
 71.0% of 400 games to 500 (seed 6).
 
-**Discard.** Among the legal discards it throws the card with the highest score::
+**Discard.** Among the legal discards it throws the card with the highest score
+(:func:`agents.rum_rollouts.greedy_discard_score`, which the ``joker_cards_discards``
+features of learned agents read too)::
 
     score(c) = value(c)                          # shed points: they count against us
                - 100 if c is a joker
@@ -86,6 +88,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import legal_actions
+from agents.rum_rollouts import greedy_discard_score
 from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.encodings import five_hundred_rum as E
 
@@ -450,6 +453,12 @@ def table_melds(parts: Mapping[str, np.ndarray]) -> list[Meld]:
     return out
 
 
+@lru_cache(maxsize=2)
+def _values(v51015: bool) -> np.ndarray:
+    """Points of each card type in hand, for the compiled discard score."""
+    return np.array([card_value(c, v51015) for c in range(NUM_TYPES)], np.int64)
+
+
 def _counts(x: np.ndarray) -> list[int]:
     return [int(v) for v in np.rint(np.asarray(x) * 2)]
 
@@ -689,59 +698,21 @@ class FiveHundredGreedyAgent:
             # throw only cards the plan leaves in hand: the held melds stay whole
             loose = [c for c in cands if keep.left[c] > 0]
             cands = loose or cands
-        v = self._planner_now.v51015
-        nxt = _counts(parts["known"][0]) if parts["known"].shape[0] else [0] * NUM_TYPES
-        pile_counts = _counts(parts["pile_counts"])
-        scores = [self._discard_score(c, v, nxt, pile_counts) for c in cands]
+        vals = _values(self._planner_now.v51015)
+        hand = np.array(self._hand, np.int64)
+        known = parts["known"][0] if parts["known"].shape[0] else np.zeros(NUM_TYPES)
+        nxt = np.rint(known * 2).astype(np.int64)
+        pile = np.rint(parts["pile_counts"] * 2).astype(np.int64)
+        scores = [
+            greedy_discard_score(
+                hand, nxt, pile, any(fit_natural(m, c) >= 0 for m in self._table), c, vals
+            )
+            for c in cands
+        ]
         best = max(scores)
         ties = [c for c, s in zip(cands, scores, strict=True) if s == best]
         c = ties[int(self.rng.integers(len(ties)))] if len(ties) > 1 else ties[0]
         return lay.discard_base + c
-
-    def _discard_score(self, c: int, v: bool, nxt: list[int], pile: list[int]) -> int:
-        score = card_value(c, v)
-        if c == JOKER:
-            return score - 100
-        if any(fit_natural(m, c) >= 0 for m in self._table):
-            score -= 50
-        if _melds_with_pile(c, pile):
-            score -= 30
-        s, r = divmod(c, 13)
-        danger = 0
-        keep = 0
-        hand = list(self._hand)
-        hand[c] -= 1
-        for x in range(52):
-            if not (nxt[x] or hand[x]):
-                continue
-            xs, xr = divmod(x, 13)
-            near = 0
-            if xr == r and xs != s:
-                near = 12
-            elif xs == s:
-                gap = min(abs(xr - r), 13 - abs(xr - r)) if 0 in (xr, r) else abs(xr - r)
-                near = 12 if gap == 1 else (6 if gap == 2 else 0)
-            if near:
-                danger += nxt[x] * near
-                keep += hand[x] * {12: 8 if xr == r else 6, 6: 3}[near]
-        return score - min(danger, 36) - min(keep, 16)
-
-
-def _melds_with_pile(c: int, pile: list[int]) -> bool:
-    """Does natural ``c`` form a meld with cards in the discard pile (a group of three suits, or
-    three in a row of one suit)?
-    """
-    s, r = divmod(c, 13)
-    if sum(1 for q in range(4) if q != s and pile[q * 13 + r] > 0) >= 2:
-        return True
-    pos = 13 if r == 0 and pile[s * 13 + 12] > 0 else r
-    has = [False] * 14
-    for p in range(14):
-        has[p] = p == pos or pile[_pos_card(s, p)] > 0
-    for lo in range(max(0, pos - 2), min(pos, 11) + 1):
-        if has[lo] and has[lo + 1] and has[lo + 2]:
-            return True
-    return False
 
 
 __all__ = ["FiveHundredGreedyAgent", "MeldPlanner", "Plan", "infer_layout", "table_melds"]

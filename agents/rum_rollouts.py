@@ -126,6 +126,73 @@ def melds_with_hand(hand, x) -> bool:
 
 
 @njit(cache=True)
+def melds_with_pile(pile, c) -> bool:
+    """Does natural ``c`` form a meld with cards in the discard pile (``pile``: counts per card
+    type): a group with two other suits of its rank, or three in a row of its suit?
+    """
+    s = c // 13
+    r = c % 13
+    n = 0
+    for q in range(4):
+        if q != s and pile[q * 13 + r] > 0:
+            n += 1
+    if n >= 2:
+        return True
+    pos = 13 if r == 0 and pile[s * 13 + 12] > 0 else r
+    for lo in range(max(0, pos - 2), min(pos, 11) + 1):
+        ok = True
+        for p in range(lo, lo + 3):
+            if p != pos and not _has_pos(pile, s, p):
+                ok = False
+                break
+        if ok:
+            return True
+    return False
+
+
+@njit(cache=True)
+def greedy_discard_score(hand, nxt, pile, fits, c, vals) -> int:
+    """``greedy``'s score of discarding card type ``c`` from ``hand`` (500 Rum; the highest is
+    thrown; see :mod:`agents.rum_greedy`): its value, less 100 for a joker, 50 if it lays off
+    on a table meld (``fits``), 30 if it melds with the discard pile (counts ``pile``), the
+    next player's known cards near it (``nxt``: same rank or same suit one away 12, two away 6;
+    capped at 36) and the rest of the hand's near it (same rank 8, same suit one away 6, two
+    away 3; capped at 16). ``vals``: card values.
+    """
+    score = vals[c]
+    if c == JOKER:
+        return score - 100
+    if fits:
+        score -= 50
+    if melds_with_pile(pile, c):
+        score -= 30
+    s = c // 13
+    r = c % 13
+    danger = 0
+    keep = 0
+    for x in range(52):
+        h = hand[x] - (1 if x == c else 0)
+        if nxt[x] == 0 and h == 0:
+            continue
+        xs = x // 13
+        xr = x % 13
+        if xr == r and xs != s:
+            danger += nxt[x] * 12
+            keep += h * 8
+        elif xs == s:
+            gap = abs(xr - r)
+            if xr == 0 or r == 0:
+                gap = min(gap, 13 - gap)
+            if gap == 1:
+                danger += nxt[x] * 12
+                keep += h * 6
+            elif gap == 2:
+                danger += nxt[x] * 6
+                keep += h * 3
+    return score - min(danger, 36) - min(keep, 16)
+
+
+@njit(cache=True)
 def fits_table(rec, x) -> bool:
     """True if natural ``x`` would extend a table meld: a group of its rank (a full group
     still counts, an approximation) or a run of its suit at either end.

@@ -650,7 +650,11 @@ def finalize(cfg: Config) -> Config:
 
 
 # feature sets that append inputs to another's, and may start from a network trained on it
-WIDENS = {"joker_cards_melds": "joker_cards_plan"}
+WIDENS = {"joker_cards_melds": "joker_cards_plan", "joker_cards_discards": "joker_cards_takes"}
+
+
+def _as_lists(x: Any) -> list[Any]:
+    return [_as_lists(v) if isinstance(v, (list, tuple)) else v for v in x]
 
 
 def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
@@ -658,8 +662,10 @@ def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
     run's game, options, features and layer sizes (``meta``).
 
     An agent trained on the features the run's extend (:data:`WIDENS`: ``joker_cards_plan``
-    for ``joker_cards_melds``) is widened: the new inputs get zero weights in the first layer
-    and new heads their fresh initialisation, so the run starts from the agent's exact policy.
+    for ``joker_cards_melds``, ``joker_cards_takes`` for ``joker_cards_discards``) is widened:
+    the new inputs get zero weights (in the first layer, and as new card-head planes), new
+    gated planes a zero gate, and new heads their fresh initialisation, so the run starts
+    from the agent's exact policy.
 
     Raises:
         ValueError: when the file is not an agent checkpoint or was made for another network.
@@ -670,18 +676,25 @@ def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
     differ = [k for k in meta if ckpt.get(k) != meta[k]]
     widen = WIDENS.get(meta["features"]) == ckpt.get("features")
     if widen:
-        differ = [k for k in differ if k not in ("features", "obs_size", "meld_planes")]
+        grown = ("features", "obs_size", "meld_planes", "card_inputs")  # new ones appended
+        differ = [k for k in differ if k not in grown]
+        for k in ("card_inputs", "meld_planes"):  # the agent's planes come first, unmoved
+            had, has = _as_lists(ckpt.get(k) or []), _as_lists(meta.get(k) or [])
+            if has[: len(had)] != had:
+                differ.append(k)
     if differ:
         got = ", ".join(f"{k}={ckpt.get(k)!r} (run: {meta[k]!r})" for k in differ)
         raise ValueError(f"--init-agent {path}: made for another network: {got}")
     weights = dict(ckpt["state_dict"])
     if widen:
         fresh = load_network({**meta, "state_dict": None}).state_dict()
-        w = weights["trunk.0.weight"]
-        weights["trunk.0.weight"] = torch.cat(
-            [w, w.new_zeros(w.shape[0], meta["obs_size"] - w.shape[1])], 1
-        )
-        weights = {**{k: v for k, v in fresh.items() if k not in weights}, **weights}
+        for k, v in fresh.items():
+            if k not in weights:
+                weights[k] = v
+            elif weights[k].shape != v.shape:  # inputs or gates appended: zeros after the old
+                grown = v.new_zeros(v.shape)
+                grown[tuple(slice(0, n) for n in weights[k].shape)] = weights[k]
+                weights[k] = grown
     return weights
 
 

@@ -445,3 +445,76 @@ def test_take_plane_scores_each_pile_depth_as_greedy_does() -> None:
     r51 = rummy_env.make_vec("rummy51", 2, seed=0).reset()[0]["observation"]
     with pytest.raises(ValueError, match="500 Rum"):
         add_features("joker_cards_takes", r51)
+
+
+def _score(hand: str, c: str, *, nxt: str = "", pile: str = "", fits: bool = False) -> int:
+    """``greedy``'s discard score of card ``c`` from ``hand`` (500 Rum default values)."""
+    from agents.rum_rollouts import greedy_discard_score
+    from rummy_env.wrappers.features import R500_VALUES
+
+    def counts(text: str) -> np.ndarray:
+        h = np.zeros(53, np.int64)
+        for x in parse_cards(text):
+            h[x] += 1
+        return h
+
+    card = parse_cards(c)[0]
+    return int(greedy_discard_score(counts(hand), counts(nxt), counts(pile), fits, card,
+                                    R500_VALUES))  # fmt: skip
+
+
+def test_greedy_discard_score_reads_like_its_rule() -> None:
+    """Value, less what the card gives the table (50), the pile (30), the next player (12 / 6
+    per near card, capped at 36) and what it breaks in the hand (8 / 6 / 3, capped at 16)."""
+    hand = "Kc 9h Jd Js 4s 5s 2d Ac 2c"
+    assert _score(hand, "Kc") == 10 - 6  # a loose king, but one rank from the Ac
+    assert _score(hand, "9h", pile="9c 9d") == 9 - 30  # 9c 9d 9h: a "Rummy!" call
+    assert _score(hand, "9h", pile="9c Ts") == 9  # one 9 and another suit's ten: no meld
+    assert _score(hand, "Jd") == 10 - 8  # breaks the pair of jacks
+    assert _score(hand, "4s") == 4 - 6  # next to the 5s
+    assert _score(hand, "2d", fits=True) == 2 - 50 - 8  # lays off on a table meld; pairs the 2c
+    assert _score(hand, "Ac") == 15 - 6 - 6  # the ace sits next to both the Kc and the 2c
+    assert _score(hand, "Kc", nxt="Qc Kh Ks Kd") == 10 - 36 - 6  # danger caps at 36
+    assert _score(hand + " JK", "JK") == 15 - 100  # a joker is never thrown
+    # two copies of a card (two decks) are not near each other
+    assert _score("7h 7h", "7h") == 7
+
+
+def test_discard_plane_marks_greedys_discard_on_played_positions() -> None:
+    """``joker_cards_discards`` (500 Rum): in the play phase every natural ``greedy`` throws has
+    the plane's top value 1; held cards lie in [0, 1], other cards and phases are 0; the plane
+    is a card plane of the policy and is aligned with the DISCARD actions of naturals."""
+    from agents.base import SeatView
+    from agents.rum_greedy import FiveHundredGreedyAgent
+    from rummy_env import five_hundred_rum_v0
+
+    thrown = 0
+    for seed in range(12):
+        env = five_hundred_rum_v0.raw_env(num_players=2)
+        env.reset(seed=seed)
+        lay = env.layout
+        agent = FiveHundredGreedyAgent(seed=seed)
+        for name in env.agent_iter(400):
+            ob, _, term, trunc, _ = env.last()
+            if term or trunc:
+                break
+            x = ob["observation"]
+            plane = add_features("joker_cards_discards", x)[-52:]
+            held = x[lay.offset("hand") : lay.offset("hand") + 52] > 0
+            assert (plane[~held] == 0).all() and (plane[held] >= 0).all() and plane.max() <= 1
+            phase = E500.PHASE_NAMES[int(env.state_record["phase"])]
+            if phase != "play":
+                assert not plane.any(), phase
+            a = agent.act(ob, SeatView(env, name))
+            if lay.discard_base <= a < lay.discard_base + 52 and ob["action_mask"].sum() > 1:
+                assert plane[a - lay.discard_base] == 1.0, lay.action_name(a)
+                thrown += 1
+            env.step(a)
+    assert thrown > 100, thrown
+    width = lay.obs_size
+    plane_at = width + feature_size("joker_cards_takes")
+    assert feature_size("joker_cards_discards") == feature_size("joker_cards_takes") + 52
+    assert meld_planes("five_hundred_rum", "joker_cards_discards", width)[-1] == (
+        lay.discard_base, plane_at, 52,
+    )  # fmt: skip
+    assert card_layout("five_hundred_rum", "joker_cards_discards", width)[0][-1] == plane_at

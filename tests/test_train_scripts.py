@@ -331,9 +331,15 @@ def test_train_sb3_smoke(tmp_path) -> None:
     assert (obs["action_mask"][np.arange(8), acts] == 1).all()
 
 
-def test_init_agent_widens_a_plan_network_to_the_meld_plane(tmp_path) -> None:
-    """A ``joker_cards_plan`` agent starts a ``joker_cards_melds`` run with its exact policy:
-    the template plane's inputs get zero weights and the meld gate starts closed."""
+@pytest.mark.parametrize(
+    ("game", "old_set", "new_set"),
+    [("rummy51", "joker_cards_plan", "joker_cards_melds"),
+     ("five_hundred_rum", "joker_cards_takes", "joker_cards_discards")],
+)  # fmt: skip
+def test_init_agent_widens_a_network_to_a_new_plane(tmp_path, game, old_set, new_set) -> None:
+    """An agent trained on a feature set starts a run on the set that extends it with its
+    exact policy: the new plane's inputs get zero weights (trunk and card head) and its gate
+    starts closed; once the gate opens, the plane adds to its actions' logits."""
     import torch
 
     import rummy_env
@@ -341,7 +347,7 @@ def test_init_agent_widens_a_plan_network_to_the_meld_plane(tmp_path) -> None:
     from rummy_env.wrappers.features import add_features, card_layout, feature_size, meld_planes
 
     mod = _script("ppo_selfplay")
-    venv = rummy_env.make_vec("rummy51", 16, seed=2)
+    venv = rummy_env.make_vec(game, 16, seed=2)
     obs, _ = venv.reset()
     rng = np.random.default_rng(0)
     xs, ms = [], []
@@ -353,43 +359,44 @@ def test_init_agent_widens_a_plan_network_to_the_meld_plane(tmp_path) -> None:
     width, n_act = o.shape[1], m.shape[1]
 
     def meta(features: str) -> dict:
-        planes, blocks, select = card_layout("rummy51", features, width)
-        out = {"game": "rummy51", "options": {}, "features": features,
+        planes, blocks, select = card_layout(game, features, width)
+        out = {"game": game, "options": {}, "features": features,
                "obs_size": width + feature_size(features), "num_actions": n_act, "hidden": 16,
                "layers": 2, "card_inputs": planes, "card_actions": blocks,
                "card_select": select, "card_hidden": 8}  # fmt: skip
-        if meld_planes("rummy51", features, width):
-            out["meld_planes"] = meld_planes("rummy51", features, width)
+        if meld_planes(game, features, width):
+            out["meld_planes"] = meld_planes(game, features, width)
         return out
 
     torch.manual_seed(0)
-    old = load_network({**meta("joker_cards_plan"), "state_dict": None})
-    torch.save(build_checkpoint(old, meta("joker_cards_plan")), tmp_path / "plan.pt")
-    new_meta = meta("joker_cards_melds")
-    new = load_network({**new_meta, "state_dict": mod.init_weights(tmp_path / "plan.pt", new_meta)})
-    x_old = torch.from_numpy(add_features("joker_cards_plan", o))
-    x_new = torch.from_numpy(add_features("joker_cards_melds", o))
-    assert (x_new[:, x_old.shape[1] :] > 0).any()  # some rows mark melds
+    old = load_network({**meta(old_set), "state_dict": None})
+    torch.save(build_checkpoint(old, meta(old_set)), tmp_path / "old.pt")
+    new_meta = meta(new_set)
+    new = load_network({**new_meta, "state_dict": mod.init_weights(tmp_path / "old.pt", new_meta)})
+    x_old = torch.from_numpy(add_features(old_set, o))
+    x_new = torch.from_numpy(add_features(new_set, o))
+    assert (x_new[:, x_old.shape[1] :] > 0).any()  # the new plane marks something
     with torch.no_grad():
         a, va = old(x_old, torch.from_numpy(m))
         b, vb = new(x_new, torch.from_numpy(m))
     torch.testing.assert_close(a, b)
     torch.testing.assert_close(va, vb)
-    # once the gate opens, the marked melds gain
+    # once the new plane's gate opens, the actions it is aligned with gain it
+    lo, off, w = new_meta["meld_planes"][-1]
     with torch.no_grad():
-        new.meld_gate.bias.fill_(3.0)
+        new.meld_gate.bias[-1] = 3.0
         c, _ = new(x_new, torch.from_numpy(m))
-    plane = x_new[:, x_old.shape[1] :]
-    lo = new_meta["meld_planes"][0][0]
-    torch.testing.assert_close(c[:, lo : lo + 685] - b[:, lo : lo + 685], 3.0 * plane)
+    legal = torch.from_numpy(m[:, lo : lo + w])
+    gain = (c - b)[:, lo : lo + w][legal]
+    torch.testing.assert_close(gain, 3.0 * x_new[:, off : off + w][legal])
     # any other difference is refused
     with pytest.raises(ValueError, match="another network: hidden=16"):
-        mod.init_weights(tmp_path / "plan.pt", {**new_meta, "hidden": 32})
+        mod.init_weights(tmp_path / "old.pt", {**new_meta, "hidden": 32})
 
 
-def test_ppo_selfplay_500_rum_with_meld_and_take_planes(tmp_path) -> None:
-    """A 500 Rum run on ``joker_cards_takes`` gets two gated planes (MELD and TAKE_DISCARD),
-    and its saved player never picks a masked action."""
+def test_ppo_selfplay_500_rum_with_meld_take_and_discard_planes(tmp_path) -> None:
+    """A 500 Rum run on ``joker_cards_discards`` gets three gated planes (MELD, TAKE_DISCARD
+    and DISCARD), and its saved player never picks a masked action."""
     from agents.ppo_agent import PPOAgent
     from rummy_env import five_hundred_rum_v0
 
@@ -397,10 +404,10 @@ def test_ppo_selfplay_500_rum_with_meld_and_take_planes(tmp_path) -> None:
     _run("experiments/ppo_selfplay.py", "--game", "five_hundred_rum", "--num-envs", "16",
          "--num-steps", "8", "--total-steps", "256", "--eval-games", "4", "--hidden", "16",
          "--baseline", "heuristic", "--teacher", "heuristic", "--imitate-samples", "800",
-         "--imitate-epochs", "1", "--teacher-coef", "0", "--features", "joker_cards_takes",
+         "--imitate-epochs", "1", "--teacher-coef", "0", "--features", "joker_cards_discards",
          "--out", str(out), "--no-progress", "--no-tensorboard")  # fmt: skip
     agent = PPOAgent(checkpoint=str(out / "agent.pt"))
-    assert agent.features == "joker_cards_takes"
-    assert [p[2] for p in agent.policy.meld_planes] == [685, 54]
+    assert agent.features == "joker_cards_discards"
+    assert [p[2] for p in agent.policy.meld_planes] == [685, 54, 52]
     env = five_hundred_rum_v0.env()
     _plays_legally(agent, env, seed=3, steps=300)

@@ -55,6 +55,14 @@ trained with them can compute them again at play time from the PettingZoo observ
   meld with the hand and the cards above it, no table meld takes it). Cloning
   ``greedy@hold_melds=3`` with ``joker_cards_out``, the clone missed 49% of the teacher's takes
   from the pile, most of them deep (2026-11-24).
+- ``"joker_cards_discards"`` (500 Rum): ``joker_cards_takes`` plus a card plane, one entry per
+  natural (``DISCARD[c]``): in the play phase, for each natural in the hand, ``greedy``'s score
+  of discarding it (:func:`~agents.rum_rollouts.greedy_discard_score`: its value less what it
+  gives the table, the pile and the next player, and breaks in the hand) relative to the
+  hand's best, ``1 + clip((score - best) / 10, -1, 0)``: 1 for the card ``greedy`` throws
+  (among ties), 0 for cards 10 points worse or not held; zeros outside the play phase. The
+  greedy discard weighs a card's near cards with other weights and caps than the closeness
+  planes, and also whether it melds with the discard pile, which no plane shows.
 """
 
 from __future__ import annotations
@@ -65,7 +73,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.rum_rollouts import closeness, melds_with_hand
+from agents.rum_rollouts import closeness, greedy_discard_score, melds_with_hand
 from rummy_env.core.jmelds import (
     JOKER,
     NUM_TEMPLATES,
@@ -101,10 +109,14 @@ FEATURES = (
     "joker_cards_plan",
     "joker_cards_melds",
     "joker_cards_takes",
+    "joker_cards_discards",
 )
-_OUT_SETS = ("joker_cards_out", "joker_cards_plan", "joker_cards_melds", "joker_cards_takes")
-_PLAN_SETS = ("joker_cards_plan", "joker_cards_melds", "joker_cards_takes")
-_MELD_SETS = ("joker_cards_melds", "joker_cards_takes")
+_OUT_SETS = ("joker_cards_out", "joker_cards_plan", "joker_cards_melds", "joker_cards_takes",
+             "joker_cards_discards")  # fmt: skip
+_PLAN_SETS = ("joker_cards_plan", "joker_cards_melds", "joker_cards_takes",
+              "joker_cards_discards")  # fmt: skip
+_MELD_SETS = ("joker_cards_melds", "joker_cards_takes", "joker_cards_discards")
+_TAKE_SETS = ("joker_cards_takes", "joker_cards_discards")
 """Names accepted by :func:`feature_size` and :func:`add_features`."""
 
 _GIN_FEATURES = 106  # 52 per-discard, now, best after taking, 52 take-gain plane
@@ -113,6 +125,8 @@ _JOKER_FEATURES = 6 * 52  # melds, own closeness, next's closeness, table fit, t
 _OUT_FEATURES = 3  # goes out, fewest cards left (with the top discard), without drawing
 _PLAN_FEATURES = 2 * 52  # each held card's penalty, copies in the free arrangement
 _TAKE_FEATURES = 108  # one per discard pile depth, up to the largest deck
+_DISCARD_FEATURES = 52  # greedy's discard score of each natural, relative to the best
+_FIT = slice(156, 208)  # the table-fit card plane among the joker_cards planes
 _OUT_PIECES = ("opened", "phase", "opening_points", "taken_single")
 _JOKER_PIECES = ("hand", "pile_sequence", "known", "meld_kind", "meld_cards", "meld_jokers",
                  "meld_ends")  # fmt: skip
@@ -185,6 +199,8 @@ def feature_size(name: str) -> int:
         return _JOKER_FEATURES + _OUT_FEATURES + _PLAN_FEATURES + NUM_TEMPLATES
     if name == "joker_cards_takes":
         return _JOKER_FEATURES + _OUT_FEATURES + _PLAN_FEATURES + NUM_TEMPLATES + _TAKE_FEATURES
+    if name == "joker_cards_discards":
+        return feature_size("joker_cards_takes") + _DISCARD_FEATURES
     raise ValueError(f"unknown features {name!r}; available: {', '.join(FEATURES)}")
 
 
@@ -220,13 +236,17 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
             _joker_out_features(xc, out[:, w + _JOKER_FEATURES :], offs, _out_args(w), max_melds,
                                 name in _PLAN_SETS, name in _MELD_SETS,
                                 R51_VALUES if retrieve else R500_VALUES)  # fmt: skip
-        if name == "joker_cards_takes":
+        if name in _TAKE_SETS:
             if retrieve:
                 raise ValueError(f"{name} needs a 500 Rum observation (Rummy 51 has no deep takes)")
             start = w + feature_size("joker_cards_melds")
-            _joker_take_features(xc, out[:, start:], out[:, w + 156 : w + 208], offs,
-                                 _out_args(w), joker_layout(w)[1].deck_size,
-                                 R500_VALUES)  # fmt: skip
+            fit = out[:, w + _FIT.start : w + _FIT.stop]
+            deck = joker_layout(w)[1].deck_size
+            _joker_take_features(xc, out[:, start : start + _TAKE_FEATURES], fit, offs,
+                                 _out_args(w), deck, R500_VALUES)  # fmt: skip
+            if name == "joker_cards_discards":
+                _joker_discard_features(xc, out[:, start + _TAKE_FEATURES :], fit, offs,
+                                        _out_args(w), deck, R500_VALUES)  # fmt: skip
     return out[0] if single else out
 
 
@@ -819,6 +839,40 @@ def _joker_take_features(obs, out, fit, offs, offs2, deck, vals):
             out[i, d] = min(max(g / 100.0, -1.0), 1.0)
 
 
+@njit(cache=True)
+def _joker_discard_features(obs, out, fit, offs, offs2, deck, vals):
+    """The discard plane of ``joker_cards_discards`` in ``out[:, :52]`` (``fit``: the table-fit
+    card plane of ``joker_cards``; ``deck``: the pile sequence's length).
+    """
+    o_hand, o_pile, o_known = offs[0], offs[1], offs[2]
+    o_phase = offs2[1]
+    hand = np.zeros(53, np.int64)
+    nxt = np.zeros(53, np.int64)
+    pile = np.zeros(53, np.int64)
+    score = np.zeros(52, np.int64)
+    for i in range(obs.shape[0]):
+        for c in range(52):
+            out[i, c] = 0.0
+        if obs[i, o_phase + 1] < 0.5:
+            continue  # discards are made in the play phase
+        for c in range(53):
+            hand[c] = int(obs[i, o_hand + c] * 2.0 + 0.5)
+            nxt[c] = int(obs[i, o_known + c] * 2.0 + 0.5)
+            pile[c] = 0
+        n = 0
+        while n < deck and obs[i, o_pile + n] > 0.0:
+            pile[int(obs[i, o_pile + n] * 53.0 + 0.5) - 1] += 1
+            n += 1
+        best = -(10**9)
+        for c in range(52):
+            if hand[c] > 0:
+                score[c] = greedy_discard_score(hand, nxt, pile, fit[i, c] > 0.5, c, vals)
+                best = max(best, score[c])
+        for c in range(52):
+            if hand[c] > 0:
+                out[i, c] = 1.0 + max(min((score[c] - best) / 10.0, 0.0), -1.0)
+
+
 def card_layout(
     game: str, features: str, obs_size: int
 ) -> tuple[list[int], list[int], list[tuple[int, int]]]:
@@ -839,6 +893,8 @@ def card_layout(
         if features in _PLAN_SETS:
             base = obs_size + _JOKER_FEATURES + _OUT_FEATURES
             planes += [base, base + 52]
+        if features == "joker_cards_discards":
+            planes.append(obs_size + feature_size("joker_cards_takes"))
         # DISCARD[c] (naturals; the joker's discard is left to the trunk); taking the top
         # discard (500 Rum: depth 0) is about the card of the top-discard plane
         take = layout.take_base if game == "five_hundred_rum" else layout.take_discard
@@ -857,8 +913,9 @@ def meld_planes(game: str, features: str, obs_size: int) -> list[tuple[int, int,
     """(first action id, input offset, width) of each input plane aligned with a block of
     actions, for a policy head that adds a gated copy of the plane to those actions' logits:
     the template plane of ``joker_cards_melds`` and the ``MELD[t]`` actions (500 Rum and
-    Rummy 51), and with ``joker_cards_takes`` the depth plane and the ``TAKE_DISCARD[d]``
-    actions (500 Rum); empty otherwise.
+    Rummy 51), with ``joker_cards_takes`` the depth plane and the ``TAKE_DISCARD[d]``
+    actions (500 Rum), and with ``joker_cards_discards`` also the discard plane and the
+    ``DISCARD[c]`` actions of naturals; empty otherwise.
 
     Args:
         game: game name.
@@ -870,8 +927,10 @@ def meld_planes(game: str, features: str, obs_size: int) -> list[tuple[int, int,
     _, layout = joker_layout(obs_size)
     offset = obs_size + _JOKER_FEATURES + _OUT_FEATURES + _PLAN_FEATURES
     planes = [(layout.meld_base, offset, NUM_TEMPLATES)]
-    if features == "joker_cards_takes":
+    if features in _TAKE_SETS:
         planes.append((layout.take_base, offset + NUM_TEMPLATES, layout.deck_size))
+    if features == "joker_cards_discards":
+        planes.append((layout.discard_base, obs_size + feature_size("joker_cards_takes"), 52))
     return planes
 
 
