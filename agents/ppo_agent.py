@@ -117,7 +117,7 @@ class MaskedActorCritic(nn.Module):
             gate = self.meld_gate(h)
             add = torch.zeros_like(logits)
             for k, (a, o, w) in enumerate(self.meld_planes):
-                add[:, a : a + w] = gate[:, k : k + 1] * x[:, o : o + w]
+                add[:, a : a + w] += gate[:, k : k + 1] * x[:, o : o + w]
             logits = logits + add
         return logits.masked_fill(~mask, MASKED_LOGIT), self.value(h).squeeze(-1)
 

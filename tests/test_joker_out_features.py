@@ -480,41 +480,56 @@ def test_greedy_discard_score_reads_like_its_rule() -> None:
     assert _score("7h 7h", "7h") == 7
 
 
-def test_discard_plane_marks_greedys_discard_on_played_positions() -> None:
-    """``joker_cards_discards`` (500 Rum): in the play phase every natural ``greedy`` throws has
-    the plane's top value 1; held cards lie in [0, 1], other cards and phases are 0; the plane
-    is a card plane of the policy and is aligned with the DISCARD actions of naturals."""
+def test_discard_planes_mark_greedys_discards_on_played_positions() -> None:
+    """``joker_cards_discards`` (500 Rum): in the play phase the natural ``greedy`` throws has
+    the first plane's top value 1, and the one ``greedy@hold_melds=3`` throws while it keeps
+    its melds in hand (opponent above 3 cards) has the second plane's (the best of the cards
+    the free arrangement leaves), bar the few its own planner arranges otherwise; held cards
+    lie in [0, 1], other cards and phases are 0; both planes are card planes of the policy,
+    aligned with the DISCARD actions of naturals."""
     from agents.base import SeatView
     from agents.rum_greedy import FiveHundredGreedyAgent
     from rummy_env import five_hundred_rum_v0
 
-    thrown = 0
-    for seed in range(12):
+    plain = held = held_top = 0
+    for seed in range(20):
         env = five_hundred_rum_v0.raw_env(num_players=2)
         env.reset(seed=seed)
         lay = env.layout
-        agent = FiveHundredGreedyAgent(seed=seed)
+        hold = seed % 2 == 1
+        agent = FiveHundredGreedyAgent(seed=seed, hold_melds=3 if hold else None)
         for name in env.agent_iter(400):
             ob, _, term, trunc, _ = env.last()
             if term or trunc:
                 break
             x = ob["observation"]
-            plane = add_features("joker_cards_discards", x)[-52:]
-            held = x[lay.offset("hand") : lay.offset("hand") + 52] > 0
-            assert (plane[~held] == 0).all() and (plane[held] >= 0).all() and plane.max() <= 1
+            x2 = add_features("joker_cards_discards", x)
+            first, second = x2[-104:-52], x2[-52:]
+            hand = x[lay.offset("hand") : lay.offset("hand") + 52] > 0
+            for plane in (first, second):
+                assert (plane[~hand] == 0).all() and (plane >= 0).all() and plane.max() <= 1
+            kept = second > 0  # measured from the leftovers' best, never above the hand's
+            assert (second[kept] >= first[kept]).all()
             phase = E500.PHASE_NAMES[int(env.state_record["phase"])]
             if phase != "play":
-                assert not plane.any(), phase
+                assert not first.any() and not second.any(), phase
             a = agent.act(ob, SeatView(env, name))
-            if lay.discard_base <= a < lay.discard_base + 52 and ob["action_mask"].sum() > 1:
-                assert plane[a - lay.discard_base] == 1.0, lay.action_name(a)
-                thrown += 1
+            k = a - lay.discard_base
+            if 0 <= k < 52 and ob["action_mask"].sum() > 1:
+                if not hold:
+                    assert first[k] == 1.0, lay.action_name(a)
+                    plain += 1
+                elif x[lay.offset("hand_sizes") + 1] * 13 > 3.5:
+                    held += 1
+                    held_top += second[k] == 1.0
             env.step(a)
-    assert thrown > 100, thrown
+    assert plain > 80 and held > 80, (plain, held)
+    assert held_top >= 0.97 * held, (held_top, held)
     width = lay.obs_size
-    plane_at = width + feature_size("joker_cards_takes")
-    assert feature_size("joker_cards_discards") == feature_size("joker_cards_takes") + 52
-    assert meld_planes("five_hundred_rum", "joker_cards_discards", width)[-1] == (
-        lay.discard_base, plane_at, 52,
-    )  # fmt: skip
-    assert card_layout("five_hundred_rum", "joker_cards_discards", width)[0][-1] == plane_at
+    at = width + feature_size("joker_cards_takes")
+    assert feature_size("joker_cards_discards") == feature_size("joker_cards_takes") + 104
+    assert meld_planes("five_hundred_rum", "joker_cards_discards", width)[-2:] == [
+        (lay.discard_base, at, 52),
+        (lay.discard_base, at + 52, 52),
+    ]
+    assert card_layout("five_hundred_rum", "joker_cards_discards", width)[0][-2:] == [at, at + 52]

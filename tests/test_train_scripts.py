@@ -395,8 +395,8 @@ def test_init_agent_widens_a_network_to_a_new_plane(tmp_path, game, old_set, new
 
 
 def test_ppo_selfplay_500_rum_with_meld_take_and_discard_planes(tmp_path) -> None:
-    """A 500 Rum run on ``joker_cards_discards`` gets three gated planes (MELD, TAKE_DISCARD
-    and DISCARD), and its saved player never picks a masked action."""
+    """A 500 Rum run on ``joker_cards_discards`` gets four gated planes (MELD, TAKE_DISCARD
+    and two on DISCARD), and its saved player never picks a masked action."""
     from agents.ppo_agent import PPOAgent
     from rummy_env import five_hundred_rum_v0
 
@@ -408,6 +408,6 @@ def test_ppo_selfplay_500_rum_with_meld_take_and_discard_planes(tmp_path) -> Non
          "--out", str(out), "--no-progress", "--no-tensorboard")  # fmt: skip
     agent = PPOAgent(checkpoint=str(out / "agent.pt"))
     assert agent.features == "joker_cards_discards"
-    assert [p[2] for p in agent.policy.meld_planes] == [685, 54, 52]
+    assert [p[2] for p in agent.policy.meld_planes] == [685, 54, 52, 52]
     env = five_hundred_rum_v0.env()
     _plays_legally(agent, env, seed=3, steps=300)
