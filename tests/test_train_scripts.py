@@ -411,3 +411,22 @@ def test_ppo_selfplay_500_rum_with_meld_take_and_discard_planes(tmp_path) -> Non
     assert [p[2] for p in agent.policy.meld_planes] == [685, 54, 52, 52]
     env = five_hundred_rum_v0.env()
     _plays_legally(agent, env, seed=3, steps=300)
+
+
+def test_teacher_moves_plays_each_game_once(capsys) -> None:
+    """``teacher_moves.py`` plays every game to its end once and reports the learner's rate;
+    every action id has its kind; unknown kinds are refused."""
+    from rummy_env.encodings import five_hundred_rum as E
+
+    mod = _script("teacher_moves")
+    lay = E.Layout(2, 54)
+    kind = mod.action_kinds(lay)
+    names = {lay.action_name(a): kind[a] for a in range(lay.num_actions)}
+    assert names["DRAW_STOCK"] == names["PASS"] == names["TAKE_DISCARD[3]"] == "draw"
+    assert names["DISCARD[JK]"] == names["DISCARD[7h]"] == "discard"
+    assert set(kind) == set(mod.KINDS)
+    _run("experiments/teacher_moves.py", "--agent", "results/ppo_five_hundred_rum.pt",
+         "--kinds", "meld,discard", "--games", "4")  # fmt: skip
+    assert "of 4 games to 500" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        _run("experiments/teacher_moves.py", "--agent", "x.pt", "--kinds", "melds")
