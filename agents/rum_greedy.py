@@ -213,6 +213,7 @@ class MeldPlanner:
         self.v51015 = v51015
         self.node_limit = node_limit
         self._val = [card_value(c, v51015) for c in range(NUM_TYPES)]
+        self.values = np.array(self._val, np.int64)  # the same, for the compiled discard score
 
     def best(
         self,
@@ -451,12 +452,6 @@ def table_melds(parts: Mapping[str, np.ndarray]) -> list[Meld]:
             nat = ((1 << (hi + 1)) - (1 << lo)) & ~jok
             out.append([2, s, lo, hi, nat, jok])
     return out
-
-
-@lru_cache(maxsize=2)
-def _values(v51015: bool) -> np.ndarray:
-    """Points of each card type in hand, for the compiled discard score."""
-    return np.array([card_value(c, v51015) for c in range(NUM_TYPES)], np.int64)
 
 
 def _counts(x: np.ndarray) -> list[int]:
@@ -698,7 +693,7 @@ class FiveHundredGreedyAgent:
             # throw only cards the plan leaves in hand: the held melds stay whole
             loose = [c for c in cands if keep.left[c] > 0]
             cands = loose or cands
-        vals = _values(self._planner_now.v51015)
+        vals = self._planner_now.values
         hand = np.array(self._hand, np.int64)
         known = parts["known"][0] if parts["known"].shape[0] else np.zeros(NUM_TYPES)
         nxt = np.rint(known * 2).astype(np.int64)

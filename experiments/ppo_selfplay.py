@@ -692,9 +692,9 @@ def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
             if k not in weights:
                 weights[k] = v
             elif weights[k].shape != v.shape:  # inputs or gates appended: zeros after the old
-                grown = v.new_zeros(v.shape)
-                grown[tuple(slice(0, n) for n in weights[k].shape)] = weights[k]
-                weights[k] = grown
+                padded = v.new_zeros(v.shape)
+                padded[tuple(slice(0, n) for n in weights[k].shape)] = weights[k]
+                weights[k] = padded
     return weights
 
 

@@ -858,6 +858,7 @@ def _joker_discard_features(obs, out, fit, melded, offs, offs2, deck, vals):
     nxt = np.zeros(53, np.int64)
     pile = np.zeros(53, np.int64)
     score = np.zeros(52, np.int64)
+    loose = np.zeros(52, np.bool_)  # copies left over by the free arrangement
     for i in range(obs.shape[0]):
         for c in range(_DISCARD_FEATURES):
             out[i, c] = 0.0
@@ -877,12 +878,13 @@ def _joker_discard_features(obs, out, fit, melded, offs, offs2, deck, vals):
             if hand[c] > 0:
                 score[c] = greedy_discard_score(hand, nxt, pile, fit[i, c] > 0.5, c, vals)
                 best = max(best, score[c])
-                if hand[c] > int(melded[i, c] * 2.0 + 0.5):
+                loose[c] = hand[c] > int(melded[i, c] * 2.0 + 0.5)
+                if loose[c]:
                     best_left = max(best_left, score[c])
         for c in range(52):
             if hand[c] > 0:
                 out[i, c] = 1.0 + max(min((score[c] - best) / 10.0, 0.0), -1.0)
-                if hand[c] > int(melded[i, c] * 2.0 + 0.5):
+                if loose[c]:
                     out[i, 52 + c] = 1.0 + max(min((score[c] - best_left) / 10.0, 0.0), -1.0)
 
 
