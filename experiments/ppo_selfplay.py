@@ -650,7 +650,11 @@ def finalize(cfg: Config) -> Config:
 
 
 # feature sets that append inputs to another's, and may start from a network trained on it
-WIDENS = {"joker_cards_melds": "joker_cards_plan", "joker_cards_discards": "joker_cards_takes"}
+WIDENS = {
+    "joker_cards_melds": "joker_cards_plan",
+    "joker_cards_discards": "joker_cards_takes",
+    "joker_cards_planner": "joker_cards_discards",
+}
 
 
 def _as_lists(x: Any) -> list[Any]:

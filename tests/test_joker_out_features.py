@@ -533,3 +533,81 @@ def test_discard_planes_mark_greedys_discards_on_played_positions() -> None:
         (lay.discard_base, at + 52, 52),
     ]
     assert card_layout("five_hundred_rum", "joker_cards_discards", width)[0][-2:] == [at, at + 52]
+
+
+def test_planner_plane_marks_greedys_melds_of_most_points() -> None:
+    """``joker_cards_planner`` (500 Rum): in the play phase, the new melds of ``greedy``'s plan
+    (most points melded, lay-offs counted) - where the going-out plane may mark other melds
+    that leave as few cards - and in every phase a one-hot of the fewest cards an opponent
+    holds. The plane is gated onto the MELD actions."""
+    from rummy_env import five_hundred_rum_v0
+    from rummy_env.core.jmelds import TPL_KIND
+    from rummy_env.testing import rum_deck
+
+    # one joker, two places for it: Ad JK 3d 4d (23 points) or 7s JK 9s + Ts (41 points)
+    hero = "Ad 3d 4d 7s 9s Ts JK 2c 6c 9c Qc 5h Kh"
+    other = "3c 4c 7c Jc 2d 5d 6d 8d Td 2h 4h 6h 8h"
+    env = five_hundred_rum_v0.raw_env(num_players=2)
+    env.reset(options={"deck": rum_deck([hero, other], "Kc", ["Jd"], dealer=1), "dealer": 1})
+    lay = env.layout
+    names = {lay.action_name(a): a for a in range(lay.num_actions)}
+    w = lay.obs_size
+    obs = env.observe(env.agent_selection)["observation"]
+    x = add_features("joker_cards_planner", obs)
+    tail = x[w + feature_size("joker_cards_discards") :]
+    assert tail.shape == (685 + 12,)
+    assert not tail[:685].any()  # the draw phase plans no melds
+    assert np.flatnonzero(tail[685:]).tolist() == [11]  # the opponent holds 13 cards (11+)
+    env.step(names["DRAW_STOCK"])
+    ob = env.observe(env.agent_selection)
+    x = add_features("joker_cards_planner", ob["observation"])
+    planned = np.flatnonzero(x[w + feature_size("joker_cards_discards") :][:685])
+    fewest = np.flatnonzero(x[w + feature_size("joker_cards_plan") :][:685])
+    assert [template_str(t) for t in planned] == ["run s 7..9"]  # the joker stands for the 8s
+    assert [template_str(t) for t in fewest] == ["run d A..4"]  # also leaves 10 cards
+    assert ob["action_mask"][lay.meld_base + planned].all()
+    assert all(TPL_KIND[t] == 2 for t in planned)
+    assert meld_planes("five_hundred_rum", "joker_cards_planner", w)[-1] == (
+        lay.meld_base,
+        w + feature_size("joker_cards_discards"),
+        685,
+    )
+    assert feature_size("joker_cards_planner") == feature_size("joker_cards_discards") + 697
+
+
+def test_planner_plane_melds_are_legal_on_played_positions() -> None:
+    """On played positions the planner plane marks only legal MELD actions once no taken card
+    is owed (and a legal one while it is), only in the play phases; the one-hot follows the
+    opponent's hand size."""
+    lay = E500.Layout(2, 54)
+    w = lay.obs_size
+    at = w + feature_size("joker_cards_discards")
+    venv = rummy_env.make_vec("five_hundred_rum", 16, seed=12)
+    obs, _ = venv.reset()
+    agent = HeuristicAgent(seed=0)
+    rng = np.random.default_rng(12)
+    rows = marked = 0
+    for _ in range(60):
+        x = add_features("joker_cards_planner", obs["observation"])
+        for i in range(16):
+            parts = lay.split(obs["observation"][i])
+            phase = E500.PHASE_NAMES[int(np.argmax(parts["phase"]))]
+            on = np.flatnonzero(x[i, at : at + 685])
+            short = np.flatnonzero(x[i, at + 685 :])
+            if phase == "hand_over":
+                assert on.size == 0 and short.size == 0
+                continue
+            assert short.tolist() == [min(int(round(parts["hand_sizes"][1] * 13)), 11)]
+            if phase not in ("play", "rummy_call_layoff"):
+                assert on.size == 0, phase
+                continue
+            rows += 1
+            marked += on.size > 0
+            legal = obs["action_mask"][i, lay.meld_base + on]
+            if on.size:
+                assert legal.all() if not parts["obligation"].any() else legal.any()
+        a = agent.act_game(venv.game)
+        for i in np.flatnonzero(rng.random(16) < 0.2):
+            a[i] = rng.choice(np.flatnonzero(obs["action_mask"][i]))
+        obs, *_ = venv.step(a)
+    assert rows > 100 and marked > 20, (rows, marked)

@@ -334,7 +334,8 @@ def test_train_sb3_smoke(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("game", "old_set", "new_set"),
     [("rummy51", "joker_cards_plan", "joker_cards_melds"),
-     ("five_hundred_rum", "joker_cards_takes", "joker_cards_discards")],
+     ("five_hundred_rum", "joker_cards_takes", "joker_cards_discards"),
+     ("five_hundred_rum", "joker_cards_discards", "joker_cards_planner")],
 )  # fmt: skip
 def test_init_agent_widens_a_network_to_a_new_plane(tmp_path, game, old_set, new_set) -> None:
     """An agent trained on a feature set starts a run on the set that extends it with its
@@ -395,8 +396,9 @@ def test_init_agent_widens_a_network_to_a_new_plane(tmp_path, game, old_set, new
 
 
 def test_ppo_selfplay_500_rum_with_meld_take_and_discard_planes(tmp_path) -> None:
-    """A 500 Rum run on ``joker_cards_discards`` gets four gated planes (MELD, TAKE_DISCARD
-    and two on DISCARD), and its saved player never picks a masked action."""
+    """A 500 Rum run on ``joker_cards_planner`` gets five gated planes (MELD, TAKE_DISCARD,
+    two on DISCARD and greedy's planned melds on MELD), and its saved player never picks a
+    masked action."""
     from agents.ppo_agent import PPOAgent
     from rummy_env import five_hundred_rum_v0
 
@@ -404,11 +406,11 @@ def test_ppo_selfplay_500_rum_with_meld_take_and_discard_planes(tmp_path) -> Non
     _run("experiments/ppo_selfplay.py", "--game", "five_hundred_rum", "--num-envs", "16",
          "--num-steps", "8", "--total-steps", "256", "--eval-games", "4", "--hidden", "16",
          "--baseline", "heuristic", "--teacher", "heuristic", "--imitate-samples", "800",
-         "--imitate-epochs", "1", "--teacher-coef", "0", "--features", "joker_cards_discards",
+         "--imitate-epochs", "1", "--teacher-coef", "0", "--features", "joker_cards_planner",
          "--out", str(out), "--no-progress", "--no-tensorboard")  # fmt: skip
     agent = PPOAgent(checkpoint=str(out / "agent.pt"))
-    assert agent.features == "joker_cards_discards"
-    assert [p[2] for p in agent.policy.meld_planes] == [685, 54, 52, 52]
+    assert agent.features == "joker_cards_planner"
+    assert [p[2] for p in agent.policy.meld_planes] == [685, 54, 52, 52, 685]
     env = five_hundred_rum_v0.env()
     _plays_legally(agent, env, seed=3, steps=300)
 
