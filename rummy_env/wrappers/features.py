@@ -274,7 +274,8 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
                 melded = w + _JOKER_FEATURES + _OUT_FEATURES + 52  # copies in the arrangement
                 at = start + _TAKE_FEATURES
                 _joker_discard_features(xc, out[:, at : at + _DISCARD_FEATURES], fit,
-                                        out[:, melded : melded + 52], offs, _out_args(w), deck,
+                                        out[:, melded : melded + 52], offs, _out_args(w),
+                                        joker_layout(w)[1].offset("pile_counts"),
                                         R500_VALUES)  # fmt: skip
             if name == "joker_cards_planner":
                 _joker_planner_features(xc, out[:, w + feature_size("joker_cards_discards") :],
@@ -872,12 +873,12 @@ def _joker_take_features(obs, out, fit, offs, offs2, deck, vals):
 
 
 @njit(cache=True)
-def _joker_discard_features(obs, out, fit, melded, offs, offs2, deck, vals):
+def _joker_discard_features(obs, out, fit, melded, offs, offs2, o_counts, vals):
     """The two discard planes of ``joker_cards_discards`` in ``out[:, :104]`` (``fit``: the
     table-fit card plane of ``joker_cards``; ``melded``: the copies plane of
-    ``joker_cards_plan``; ``deck``: the pile sequence's length).
+    ``joker_cards_plan``; ``o_counts``: the offset of the pile's card counts).
     """
-    o_hand, o_pile, o_known = offs[0], offs[1], offs[2]
+    o_hand, o_known = offs[0], offs[2]
     o_phase = offs2[1]
     hand = np.zeros(53, np.int64)
     nxt = np.zeros(53, np.int64)
@@ -892,11 +893,7 @@ def _joker_discard_features(obs, out, fit, melded, offs, offs2, deck, vals):
         for c in range(53):
             hand[c] = int(obs[i, o_hand + c] * 2.0 + 0.5)
             nxt[c] = int(obs[i, o_known + c] * 2.0 + 0.5)
-            pile[c] = 0
-        n = 0
-        while n < deck and obs[i, o_pile + n] > 0.0:
-            pile[int(obs[i, o_pile + n] * 53.0 + 0.5) - 1] += 1
-            n += 1
+            pile[c] = int(obs[i, o_counts + c] * 2.0 + 0.5)
         best = -(10**9)
         best_left = -(10**9)
         for c in range(52):
