@@ -410,6 +410,22 @@ class MeldPlanner:
         return first
 
 
+def turn_plan(
+    planner: MeldPlanner,
+    hand: list[int],
+    table: list[Meld],
+    oblig: int = -1,
+    oblig_new: bool = False,
+) -> Plan | None:
+    """The plan ``greedy`` plays (:meth:`MeldPlanner.best`): when the owed card must go into a
+    new meld and no plan does that, a plan that lays it off instead (``None`` if none melds it).
+    """
+    plan = planner.best(hand, table, oblig, oblig_new)
+    if plan is None and oblig_new:
+        plan = planner.best(hand, table, oblig, False)
+    return plan
+
+
 # ---------------------------------------------------------------------------------------------
 # Reading the observation
 
@@ -452,6 +468,12 @@ def table_melds(parts: Mapping[str, np.ndarray]) -> list[Meld]:
             nat = ((1 << (hi + 1)) - (1 << lo)) & ~jok
             out.append([2, s, lo, hi, nat, jok])
     return out
+
+
+def obligation(parts: Mapping[str, np.ndarray]) -> int:
+    """The card type a split observation's player owes to a meld this turn (-1: none)."""
+    ob = parts["obligation"]
+    return int(np.argmax(ob)) if ob.max() > 0.5 else -1
 
 
 def _counts(x: np.ndarray) -> list[int]:
@@ -567,9 +589,7 @@ class FiveHundredGreedyAgent:
                 tcount[x] += 1
             oblig = taken[-1] if (call or d >= 1 or must_meld) else -1
             oblig_new = new_meld and not call and oblig >= 0
-            plan = planner.best(hand, self._table, oblig, oblig_new)
-            if plan is None and oblig_new:
-                plan = planner.best(hand, self._table, oblig, False)
+            plan = turn_plan(planner, hand, self._table, oblig, oblig_new)
             if plan is None:
                 continue
             held = sum(min(plan.left[x], tcount[x]) * card_value(x, planner.v51015)
@@ -633,13 +653,10 @@ class FiveHundredGreedyAgent:
 
     def _play(self, parts: Mapping[str, np.ndarray]) -> int:
         lay = self._lay
-        ob_vec = parts["obligation"]
-        oblig = int(np.argmax(ob_vec)) if ob_vec.max() > 0.5 else -1
+        oblig = obligation(parts)
         new_meld = bool(getattr(self._cfg, "deepest_card_new_meld", False))
         planner = self._planner_now
-        plan = planner.best(self._hand, self._table, oblig, new_meld and oblig >= 0)
-        if plan is None and oblig >= 0:
-            plan = planner.best(self._hand, self._table, oblig, False)
+        plan = turn_plan(planner, self._hand, self._table, oblig, new_meld and oblig >= 0)
         if plan is not None and self._holding(parts, plan, oblig):
             # lay off naturals onto the table's melds only; keep the rest for going out
             n = len(self._table)
@@ -710,4 +727,12 @@ class FiveHundredGreedyAgent:
         return lay.discard_base + c
 
 
-__all__ = ["FiveHundredGreedyAgent", "MeldPlanner", "Plan", "infer_layout", "table_melds"]
+__all__ = [
+    "FiveHundredGreedyAgent",
+    "MeldPlanner",
+    "Plan",
+    "infer_layout",
+    "obligation",
+    "table_melds",
+    "turn_plan",
+]

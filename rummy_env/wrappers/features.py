@@ -267,7 +267,8 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
                 raise ValueError(f"{name} needs a 500 Rum observation (Rummy 51 has no deep takes)")
             start = w + feature_size("joker_cards_melds")
             fit = out[:, w + _FIT.start : w + _FIT.stop]
-            deck = joker_layout(w)[1].deck_size
+            layout = joker_layout(w)[1]
+            deck = layout.deck_size
             _joker_take_features(xc, out[:, start : start + _TAKE_FEATURES], fit, offs,
                                  _out_args(w), deck, R500_VALUES)  # fmt: skip
             if name in _DISCARD_SETS:
@@ -275,11 +276,10 @@ def add_features(name: str, obs: np.ndarray) -> np.ndarray:
                 at = start + _TAKE_FEATURES
                 _joker_discard_features(xc, out[:, at : at + _DISCARD_FEATURES], fit,
                                         out[:, melded : melded + 52], offs, _out_args(w),
-                                        joker_layout(w)[1].offset("pile_counts"),
-                                        R500_VALUES)  # fmt: skip
+                                        layout.offset("pile_counts"), R500_VALUES)  # fmt: skip
             if name == "joker_cards_planner":
                 _joker_planner_features(xc, out[:, w + feature_size("joker_cards_discards") :],
-                                        joker_layout(w)[1])  # fmt: skip
+                                        layout)  # fmt: skip
     return out[0] if single else out
 
 
@@ -919,24 +919,23 @@ def _planner() -> Any:
 
 def _joker_planner_features(obs: np.ndarray, out: np.ndarray, layout: Any) -> None:
     """The planes ``joker_cards_planner`` adds, in ``out``: in the play phase, 1 at each new
-    meld of ``greedy``'s plan for the turn (:class:`agents.rum_greedy.MeldPlanner`: the most
+    meld of ``greedy``'s plan for the turn (:func:`agents.rum_greedy.turn_plan`: the most
     points melded, lay-offs onto the table counted; the card owed to a meld melded), and the
     same after a "Rummy!" call; and in every phase but the hand's end a one-hot of the fewest
     cards an opponent holds.
     """
-    from agents.rum_greedy import _counts, table_melds
+    from agents.rum_greedy import _counts, obligation, table_melds, turn_plan
+    from rummy_env.encodings.five_hundred_rum import PH_CALL_LAYOFF, PH_OVER, PH_PLAY
 
     out[:] = 0.0
-    phase = obs[:, layout.offset("phase") : layout.offset("phase") + 4] > 0.5
+    phase = obs[:, layout.offset("phase") : layout.offset("phase") + PH_OVER] > 0.5
     o = layout.offset("hand_sizes")
     short = np.rint(obs[:, o + 1 : o + layout.num_players] * 13).min(axis=1).astype(np.int64)
     rows = np.flatnonzero(phase.any(axis=1))
     out[rows, NUM_TEMPLATES + np.minimum(short[rows], _SHORT_FEATURES - 1)] = 1.0
-    for i in np.flatnonzero(phase[:, 1] | phase[:, 3]):
+    for i in np.flatnonzero(phase[:, PH_PLAY] | phase[:, PH_CALL_LAYOFF]):
         parts = layout.split(obs[i])
-        ob = parts["obligation"]
-        oblig = int(np.argmax(ob)) if ob.max() > 0.5 else -1
-        plan = _planner().best(_counts(parts["hand"]), table_melds(parts), oblig, False)
+        plan = turn_plan(_planner(), _counts(parts["hand"]), table_melds(parts), obligation(parts))
         for kind, t, _ in plan.steps if plan is not None else ():
             if kind == "meld":
                 out[i, t] = 1.0
