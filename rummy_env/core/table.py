@@ -164,12 +164,22 @@ def joker_room(rec) -> int:
     return n
 
 
+@njit(cache=True, inline="always")
+def give_up(rec, p, c, k):
+    """Player ``p`` plays ``k`` copies of card type ``c`` from the hand (melds, lays off or
+    discards them). The other players cannot tell which copies went, so the copies publicly
+    known to be held drop by ``k`` (not below 0) whatever hidden copies the hand still holds:
+    known counts follow only what became public.
+    """
+    rec.hands[p, c] -= k
+    kn = rec.known[p, c] - k
+    rec.known[p, c] = kn if kn > 0 else 0
+
+
 @njit(cache=True)
 def place_card(rec, p, m, c, pos):
     """Lay card type ``c`` from ``p``'s hand at position ``pos`` of slot ``m`` (14: group)."""
-    rec.hands[p, c] -= 1
-    if rec.known[p, c] > rec.hands[p, c]:
-        rec.known[p, c] = rec.hands[p, c]
+    give_up(rec, p, c, 1)
     if rec.m_kind[m] == 1:
         if c == JOKER:
             rec.m_jok[m] += 1
@@ -224,7 +234,7 @@ def lay_template(rec, p, t) -> int:
         j = c
         for s in range(4):
             if b >> s & 1:
-                rec.hands[p, s * 13 + a] -= 1
+                give_up(rec, p, s * 13 + a, 1)
     else:
         rec.m_kind[m] = 2
         rec.m_key[m] = a
@@ -237,16 +247,13 @@ def lay_template(rec, p, t) -> int:
             card = pos_card(a, pos)
             if rec.hands[p, card] >= 1:
                 natm |= 1 << pos
-                rec.hands[p, card] -= 1
+                give_up(rec, p, card, 1)
             else:
                 jokm |= 1 << pos
                 j += 1
         rec.m_nat[m] = natm
         rec.m_jok[m] = jokm
-    rec.hands[p, JOKER] -= j
-    for card in range(53):
-        if rec.known[p, card] > rec.hands[p, card]:
-            rec.known[p, card] = rec.hands[p, card]
+    give_up(rec, p, JOKER, j)
     return j
 
 

@@ -74,8 +74,11 @@ class JokerWorldsMixin:
         When another player is to act, the rules already tell ``player`` that this player has a
         legal move (a turn that can be completed, e.g. melding a discard it had to take; a 500
         Rum "Rummy!" call when offered one), so deals without one are redrawn (up to
-        ``max_tries`` per world; should every try fail, that player keeps the real cards in that
-        world). What earlier decisions suggest about hands (who passed a call, what was
+        ``max_tries`` per world). A world where every try fails takes that player's hidden
+        cards from another world whose deal passed (the rest is dealt anew); should none pass
+        at all, ``RuntimeError``. No world ever reads the real hidden cards: worlds sampled from
+        two games that ``player`` cannot tell apart are identical for the same ``seed``. What
+        earlier decisions suggest about hands (who passed a call, what was
         discarded) is not taken into account, nor (Rummy 51) which cards of a reshuffled pile
         the stock still holds: only what the observation shows.
 
@@ -98,16 +101,24 @@ class JokerWorldsMixin:
         tries = self._deal_worlds(worlds.states, base, hidden_n, pool, max_tries, check)
         failed = np.flatnonzero(tries < 0)
         if failed.size:
-            # the player to act keeps the real cards; the others are dealt from the rest
-            base[cur] = src["hands"][cur]
-            rest = hidden.sum(0) - hidden[cur]
-            rest_pool = np.concatenate(
-                [np.repeat(np.arange(NUM_TYPES), rest), src["deck"][int(src["deck_pos"]) :]]
-            ).astype(np.int8)
+            passed = np.flatnonzero(tries >= 0)
+            if not passed.size:
+                raise RuntimeError(
+                    f"no deal of the hidden cards in {max_tries} tries per world gave "
+                    f"player {cur} a legal move; raise max_tries"
+                )
+            # the player to act takes the hand of a passing world (a sample of what the
+            # player's information allows); the other hidden cards are dealt from the rest
+            pool_counts = np.bincount(pool, minlength=NUM_TYPES)
             hidden_n[cur] = 0
-            sub = worlds.states[failed]
-            self._deal_worlds(sub, base, hidden_n, rest_pool, 1, False)
-            worlds.states[failed] = sub
+            for w, v in zip(failed, rng.choice(passed, size=failed.size), strict=True):
+                hand = worlds.states["hands"][v, cur]
+                base[cur] = hand
+                rest = pool_counts - (hand.astype(np.int64) - src["hands"][cur] + hidden[cur])
+                rest_pool = np.repeat(np.arange(NUM_TYPES), rest).astype(np.int8)
+                sub = worlds.states[w : w + 1]
+                self._deal_worlds(sub, base, hidden_n, rest_pool, 1, False)
+                worlds.states[w : w + 1] = sub
         worlds.states["rng"] = rng.integers(0, 2**63, size=n, dtype=np.uint64)
         worlds.refresh_masks()
         return worlds

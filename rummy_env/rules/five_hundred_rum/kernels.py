@@ -45,6 +45,7 @@ from rummy_env.core.table import (
     can_lay_off,
     fit_joker,
     fit_natural,
+    give_up,
     hand_total,
     lay_template,
     new_deal,
@@ -687,9 +688,7 @@ def apply_action(rec, cfg, a, mask_buf, ws):
     elif ph == PH_PLAY or ph == PH_CALL_LAYOFF:
         if a >= cfg[C_DISCARD]:
             c = a - cfg[C_DISCARD]
-            rec.hands[p, c] -= 1
-            if rec.known[p, c] > rec.hands[p, c]:
-                rec.known[p, c] = rec.hands[p, c]
+            give_up(rec, p, c, 1)
             rec.pile[rec.pile_n] = c
             rec.pile_n += 1
             if hand_total(rec, p) == 0:

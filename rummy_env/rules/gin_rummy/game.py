@@ -37,6 +37,7 @@ class GinRummyGame(BatchedGame):
         self.cfg = config.to_array()
         self.num_actions = E.num_actions(config.auto_meld)
         self.obs_size = E.observation_size(config.auto_meld)
+        self.pieces = E.observation_pieces(config.auto_meld)
         self.deck = make_deck(1, 0)
         self._setup(config, num_games, new_states(num_games), E.NUM_ACTIONS_MANUAL)
 
@@ -100,6 +101,10 @@ class GinRummyGame(BatchedGame):
                 worlds.states["knock_card"][w] = perm[k]
                 k += 1
             worlds.states["deck"][w, pos:] = perm[k:]
+            # the cards dealt before the stock are never read again; shuffled, they keep no
+            # trace of the real deal order
+            dealt = np.setdiff1d(np.arange(52), perm[k:])
+            worlds.states["deck"][w, :pos] = rng.permutation(dealt)
         worlds.states["rng"] = rng.integers(0, 2**63, size=n, dtype=np.uint64)
         worlds.refresh_masks()
         return worlds

@@ -32,6 +32,7 @@ from rummy_env.core.jmelds import (
 from rummy_env.core.table import (
     fit_joker,
     fit_natural,
+    give_up,
     hand_total,
     joker_room,
     lay_template,
@@ -571,9 +572,7 @@ def do_retrieve(rec, cfg, p, m, k, c):
     """Put natural ``c`` in place of a joker of slot ``m`` (run position / group suit ``k``);
     the joker goes to ``p``'s hand (publicly).
     """
-    rec.hands[p, c] -= 1
-    if rec.known[p, c] > rec.hands[p, c]:
-        rec.known[p, c] = rec.hands[p, c]
+    give_up(rec, p, c, 1)
     if rec.m_kind[m] == 1:
         rec.m_nat[m] |= 1 << k
         rec.m_jok[m] -= 1
@@ -865,9 +864,7 @@ def apply_action(rec, cfg, a):
         rec.phase = PH_PLAY
     elif a >= cfg[C_DISCARD]:
         c = a - cfg[C_DISCARD]
-        rec.hands[p, c] -= 1
-        if rec.known[p, c] > rec.hands[p, c]:
-            rec.known[p, c] = rec.hands[p, c]
+        give_up(rec, p, c, 1)
         rec.pile[rec.pile_n] = c
         rec.pile_n += 1
         if hand_total(rec, p) == 0:
