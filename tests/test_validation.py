@@ -184,3 +184,27 @@ def test_deck_errors_say_what_was_expected():
 def test_joker_card_types_fold_both_ids():
     counts = cards_to_counts([52, 53, 0], num_types=53)
     assert counts[52] == 2 and counts[0] == 1
+
+
+def test_single_agent_env_checks_reset_and_step_before_changing_anything():
+    from rummy_env.wrappers.single_agent import RummySingleAgentEnv
+
+    env = RummySingleAgentEnv("gin_rummy")
+    env.reset(seed=0)
+    before = (env.aec.game.states.tobytes(), env.np_random.bit_generator.state, env.learner_seat)
+    for bad in [
+        {"seed": 1.5},
+        {"options": "deck"},
+        {"options": {"learner_seat": 1.0}},
+        {"options": {"learner_seat": 2}},
+        {"options": {"dealer": "0"}},
+        {"options": {"deck": list(range(51))}},
+    ]:
+        with pytest.raises((TypeError, ValueError)):
+            env.reset(**bad)
+        after = (env.aec.game.states.tobytes(), env.np_random.bit_generator.state, env.learner_seat)
+        assert after == before, bad
+    for bad in [1.7, "1", True, None]:
+        with pytest.raises(TypeError, match="action must be an integer"):
+            env.step(bad)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
