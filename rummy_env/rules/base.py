@@ -196,6 +196,9 @@ class BatchedGame:
 
     def observe(self, i: int, player: int) -> np.ndarray:
         """Observation vector of ``player`` in game ``i`` (a fresh array)."""
+        # checked: the compiled writer does not bounds-check and would read other memory
+        check_int("i", i, 0, self.num_games - 1)
+        check_int("player", player, 0, self.num_players - 1)
         out = np.empty(self.obs_size, dtype=np.float32)
         self.kernels.write_obs_at(self.states, self.cfg, i, player, out)
         return out
