@@ -13,6 +13,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from rummy_env.core.validate import ArgumentTypeError, is_int
+
 NUM_SUITS = 4
 NUM_RANKS = 13
 NUM_NATURAL = 52
@@ -69,21 +71,40 @@ def str_to_card(text: str) -> int:
     return suit * NUM_RANKS + rank
 
 
-def parse_cards(cards: str | Iterable[int | str]) -> list[int]:
-    """Card ids from a space-separated string or an iterable of ids / text forms."""
+def parse_cards(cards: str | Iterable[int | str], name: str = "cards") -> list[int]:
+    """Card ids from a space-separated string or an iterable of ids / text forms.
+
+    Raises:
+        TypeError: (``ArgumentTypeError``) for an entry that is neither an integer id nor text
+            (``bool``, floats, ``None``, nested lists), or for a bare non-iterable value.
+        ValueError: for an id out of range or text that names no card.
+
+    """
     if isinstance(cards, str):
         items: Iterable[int | str] = cards.split()
+    elif isinstance(cards, np.ndarray) and cards.ndim == 0 or not isinstance(cards, Iterable):
+        raise ArgumentTypeError(
+            f"{name} must be a list of card ids (0..{NUM_CARD_TYPES - 1}) or text like "
+            f"'As', got {cards!r}"
+        )
     else:
         items = cards
     out: list[int] = []
-    for c in items:
+    for k, c in enumerate(items):
         if isinstance(c, str):
             out.append(str_to_card(c))
-        else:
+        elif is_int(c):
             ci = int(c)
             if not 0 <= ci < NUM_CARD_TYPES:
-                raise ValueError(f"card id {ci} is out of range 0..{NUM_CARD_TYPES - 1}")
+                raise ValueError(
+                    f"{name}[{k}]: card id {ci} is out of range 0..{NUM_CARD_TYPES - 1}"
+                )
             out.append(ci)
+        else:
+            raise ArgumentTypeError(
+                f"{name}[{k}] must be a card id (0..{NUM_CARD_TYPES - 1}) or text like 'As', "
+                f"got {c!r}"
+            )
     return out
 
 
@@ -101,9 +122,13 @@ def counts_to_cards(counts: np.ndarray) -> list[int]:
 def cards_to_counts(
     cards: str | Iterable[int | str], num_types: int = NUM_CARD_TYPES
 ) -> np.ndarray:
-    """Count vector (int8) of a collection of cards."""
+    """Count vector (int8) of a collection of cards (with ``num_types=53``, the joker games'
+    card types, both joker ids count as type 52).
+    """
     counts = np.zeros(num_types, dtype=np.int8)
     for c in parse_cards(cards):
+        if c in JOKER_IDS and num_types == NUM_NATURAL + 1:
+            c = NUM_NATURAL  # one joker type: 52 and 53 are the same card
         if c >= num_types:
             raise ValueError(f"card {card_to_str(c)} is not part of a {num_types}-type deck")
         counts[c] += 1
@@ -140,23 +165,53 @@ def make_deck(num_decks: int = 1, jokers: int = 0) -> np.ndarray:
     return np.concatenate([naturals, jk])
 
 
-def validate_deck(deck: str | Iterable[int | str], expected: np.ndarray) -> np.ndarray:
+def describe_deck(expected: np.ndarray) -> str:
+    """What a full deck of ``expected`` holds, in words (for error messages)."""
+    want = np.bincount(expected.astype(np.int64), minlength=NUM_CARD_TYPES)
+    nat = want[:NUM_NATURAL]
+    jokers = int(want[NUM_NATURAL:].sum())
+    if (nat == nat[0]).all():
+        times = {1: "once", 2: "twice"}.get(int(nat[0]), f"{int(nat[0])} times")
+        text = f"{expected.size} cards: each of the 52 natural cards {times}"
+    else:  # pragma: no cover - every game plays whole decks
+        text = f"{expected.size} cards: {cards_to_str(c for c in expected if c < NUM_NATURAL)}"
+    if jokers:
+        text += f" and {jokers} joker(s) (id 52 or 53, or 'JK')"
+    return text
+
+
+def validate_deck(
+    deck: str | Iterable[int | str], expected: np.ndarray, name: str = "deck"
+) -> np.ndarray:
     """Check that a stacked deck is a permutation of ``expected``; return it as int8 ids.
 
+    Jokers are interchangeable: either joker id (52 or 53) may stand for any joker of
+    ``expected``, and the jokers of the result are those of ``expected``, in its order.
+
     Raises:
-        ValueError: naming the missing, extra or unknown cards.
+        TypeError: (``ArgumentTypeError``) if the deck is not a string or a list of ids / texts.
+        ValueError: naming the missing, extra or unknown cards and the full deck expected.
 
     """
-    ids = parse_cards(deck)
+    if not isinstance(deck, (str, list, tuple, np.ndarray)):
+        raise ArgumentTypeError(
+            f"{name} must be a list of card ids or text like 'As' (a stacked deck of "
+            f"{describe_deck(expected)}), got {deck!r}"
+        )
+    ids = parse_cards(deck, name)
     arr = np.asarray(ids, dtype=np.int64)
     if arr.size != expected.size:
-        raise ValueError(f"stacked deck has {arr.size} cards, this game uses {expected.size}")
-    got = np.bincount(arr, minlength=NUM_CARD_TYPES)
-    want = np.bincount(expected.astype(np.int64), minlength=NUM_CARD_TYPES)
+        raise ValueError(f"{name} has {arr.size} cards, this game uses {describe_deck(expected)}")
+    jokers = arr >= NUM_NATURAL
+    exp = expected.astype(np.int64)
+    got = np.bincount(np.where(jokers, NUM_NATURAL, arr), minlength=NUM_CARD_TYPES)
+    want = np.bincount(np.where(exp >= NUM_NATURAL, NUM_NATURAL, exp), minlength=NUM_CARD_TYPES)
     if not np.array_equal(got, want):
         extra = [card_to_str(c) for c in range(NUM_CARD_TYPES) if got[c] > want[c]]
         missing = [card_to_str(c) for c in range(NUM_CARD_TYPES) if got[c] < want[c]]
         raise ValueError(
-            f"stacked deck is not a full deck: duplicated/unexpected {extra}, missing {missing}"
+            f"{name} is not a full deck: duplicated/unexpected {extra}, missing {missing}; "
+            f"expected {describe_deck(expected)}"
         )
+    arr[jokers] = exp[exp >= NUM_NATURAL]
     return arr.astype(np.int8)

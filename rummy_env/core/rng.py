@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from rummy_env.core.validate import check_seed
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -22,20 +24,24 @@ _S32 = np.uint64(32)
 
 def seed_state(seed: int | None) -> np.uint64:
     """Initial stream state for one game from an integer seed (or fresh entropy for ``None``)."""
-    ss = np.random.SeedSequence(seed)
+    ss = np.random.SeedSequence(check_seed("seed", seed))
     return ss.generate_state(1, dtype=np.uint64)[0]
 
 
 def seed_states(seed: int | list[int] | None, n: int) -> np.ndarray:
-    """Stream states for ``n`` games: ``seed + i`` for an int, one per entry for a list."""
+    """Stream states for ``n`` games: ``seed + i`` for an int, one per entry for a list.
+
+    Raises:
+        TypeError: (``ArgumentTypeError``) for a seed that is not None, an int or a list of ints.
+        ValueError: for a negative seed or a list whose length is not ``n``.
+    """
+    seed = check_seed("seed", seed, n)
     if seed is None:
         # fresh entropy: one SeedSequence yields independent 64-bit states for all games
         return np.random.SeedSequence().generate_state(n, dtype=np.uint64)
-    if isinstance(seed, (list, tuple, np.ndarray)):
-        if len(seed) != n:
-            raise ValueError(f"got {len(seed)} seeds for {n} games")
-        return np.array([seed_state(int(s)) for s in seed], dtype=np.uint64)
-    return np.array([seed_state(int(seed) + i) for i in range(n)], dtype=np.uint64)
+    if isinstance(seed, list):
+        return np.array([seed_state(s) for s in seed], dtype=np.uint64)
+    return np.array([seed_state(seed + i) for i in range(n)], dtype=np.uint64)
 
 
 @njit(cache=True, inline="always")

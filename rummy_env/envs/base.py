@@ -10,6 +10,16 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from rummy_env.core.cards import validate_deck
+from rummy_env.core.validate import (
+    ArgumentTypeError,
+    check_action,
+    check_agent,
+    check_choice,
+    check_int,
+    check_options,
+    check_seed,
+)
 from rummy_env.rules.base import BatchedGame
 
 
@@ -48,10 +58,8 @@ class RummyAECEnv(AECEnv):
     def _init_spaces(
         self, render_mode: str | None, highs: np.ndarray | None = None, low: float = -np.inf
     ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -72,12 +80,17 @@ class RummyAECEnv(AECEnv):
         self._reset_bookkeeping()
 
     def observation_space(self, agent: str) -> spaces.Space:
-        """Observation space of an agent."""
-        return self.observation_spaces[agent]
+        """Observation space of an agent (unknown names raise ``ValueError``)."""
+        return self.observation_spaces[check_agent("agent", agent, self.possible_agents)]
 
     def action_space(self, agent: str) -> spaces.Space:
-        """Action space of an agent."""
-        return self.action_spaces[agent]
+        """Action space of an agent (unknown names raise ``ValueError``)."""
+        return self.action_spaces[check_agent("agent", agent, self.possible_agents)]
+
+    def _require_reset(self, method: str) -> None:
+        """Refuse to play or look at a table that was never dealt."""
+        if getattr(self, "agent_selection", None) is None:
+            raise RuntimeError(f"call reset() before {method}()")
 
     @property
     def state_record(self) -> np.void:
@@ -94,14 +107,30 @@ class RummyAECEnv(AECEnv):
         self._hands_played = 0
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Deal a new episode; ``options`` may hold ``deck`` (stacked, top first) and ``dealer``."""
-        options = dict(options or {})
+        """Deal a new episode; ``options`` may hold ``deck`` (stacked, top first) and ``dealer``.
+
+        Every argument is checked before anything changes (a rejected reset leaves the game,
+        its random stream and the agents' bookkeeping as they were).
+
+        Raises:
+            TypeError: (``ArgumentTypeError``) for a seed, options, deck or dealer of the wrong
+                type (``bool`` is not an integer).
+            ValueError: for a negative seed, a dealer that is not a seat, or a deck that is not
+                a full deck of this game.
+        """
+        seed = check_seed("seed", seed)
+        options = check_options("options", options)
         deck = options.pop("deck", None)
         dealer = options.pop("dealer", None)
+        if dealer is not None:
+            dealer = check_int("options['dealer']", dealer, 0, self.game.num_players - 1)
+        if deck is not None:
+            deck = validate_deck(deck, self.game.deck, "options['deck']")
         if options:
             # PettingZoo's api_test passes arbitrary options, so unknown ones only warn
             warnings.warn(
-                f"ignoring unknown reset option(s) {sorted(options)}; valid: deck, dealer",
+                f"ignoring unknown reset option(s) {sorted(options, key=repr)}; valid: deck, "
+                "dealer",
                 stacklevel=2,
             )
         self.game.reset(seed=seed, dealers=[dealer], decks=[deck], write_obs=False)
@@ -110,7 +139,8 @@ class RummyAECEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Observation and action mask of ``agent`` (fresh arrays)."""
-        p = self._agent_index[agent]
+        p = self._agent_index[check_agent("agent", agent, self.possible_agents)]
+        self._require_reset("observe")
         if agent == self.agent_selection:
             mask = self.game.action_mask(0)  # all zeros once the episode is over
         else:
@@ -123,8 +153,15 @@ class RummyAECEnv(AECEnv):
         """``n`` complete game states consistent with everything ``agent`` can see now (hidden
         cards dealt anew), as a batched game of this variant to continue playing from (search,
         rollouts). Never reveals the real hidden cards.
+
+        Raises:
+            TypeError: (``ArgumentTypeError``) for an agent that is not a name, an ``n`` that is
+                not an integer, or a seed that is not None, an int or a numpy ``Generator``.
+            ValueError: for an unknown agent, ``n < 1`` or a negative seed.
         """
-        return self.game.sample_worlds(0, self._agent_index[agent], n, seed)
+        p = self._agent_index[check_agent("agent", agent, self.possible_agents)]
+        self._require_reset("sample_worlds")
+        return self.game.sample_worlds(0, p, n, seed)
 
     def _step_game(self, a: int) -> tuple[bool, bool, int, int, np.ndarray]:
         """Apply a legal action; returns (done, truncated, to act, hands played, rewards)."""
@@ -134,15 +171,29 @@ class RummyAECEnv(AECEnv):
         return done, trunc, cur, hands, self.game.states["rewards"][0]
 
     def step(self, action: int) -> None:
-        """Play ``action`` for the agent to act; illegal actions raise ``ValueError``."""
+        """Play ``action`` for the agent to act.
+
+        ``action`` is a Python or numpy integer; an agent whose episode is over steps ``None``
+        (PettingZoo's dead step).
+
+        Raises:
+            TypeError: (``ArgumentTypeError``) for an action that is not an integer (``bool``,
+                floats and strings included), or not ``None`` for a finished agent.
+            ValueError: for an action that is not legal now (out of range included).
+            RuntimeError: before ``reset()`` and once every agent has been removed.
+        """
+        self._require_reset("step")
         agent = self.agent_selection
+        if agent not in self.terminations:
+            raise RuntimeError("every agent has left the finished episode; call reset()")
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ArgumentTypeError(
+                    f"action must be None for {agent}, whose episode is over, got {action!r}"
+                )
             self._was_dead_step(action)
             return
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action must be an integer id, got {action!r}") from None
+        a = check_action("action", action)
         if not self.game.is_legal(0, a):
             raise ValueError(self.game.explain_illegal(0, a))
         done, trunc, cur, hands, rewards = self._step_game(a)

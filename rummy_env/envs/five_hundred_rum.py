@@ -38,8 +38,16 @@ card in the pile that could be melded with table or pile cards alone may be clai
 | max_pile_draws        | 100     | then every draw is from the stock (hands end)           |
 
 ``reset(seed=None, options={"deck": [...], "dealer": 0})``: a stacked deck of all ``D`` cards,
-top first (ids, or text like ``"As"``, ``"JK"``), dealt one at a time starting left of the
-dealer; then the upcard; the rest is the stock.
+top first (ids, or text like ``"As"``, ``"JK"``; a joker is either joker id, 52 or 53), dealt
+one at a time starting left of the dealer; then the upcard; the rest is the stock.
+
+Every argument is checked before anything changes: ``seed`` is None or an integer >= 0,
+``dealer`` a seat (0..P-1), ``deck`` a full deck of this game; a refused ``reset`` raises
+``TypeError`` (wrong type; also a ``ValueError``) or ``ValueError`` naming the argument and leaves
+the game, its random stream and the agents as they were. ``step`` takes a Python or numpy integer
+(``None`` for a finished agent, as in PettingZoo); ``observe``, ``action_space``,
+``observation_space`` and ``sample_worlds`` take a name in ``possible_agents``; ``bool`` is never
+an integer. ``step`` and ``observe`` before the first ``reset`` raise ``RuntimeError``.
 
 ## Observation
 

@@ -20,7 +20,8 @@ is dead when the stock is down to 2 cards after a discard.
 ## Arguments
 
 ``gin_rummy_v0.env(render_mode=None, **options)``; every option is a field of
-``GinRummyConfig`` (bad values or combinations raise ``ValueError`` naming the option):
+``GinRummyConfig`` (a value of the wrong type raises ``TypeError``, which is also a
+``ValueError``; bad values or combinations raise ``ValueError``; both name the option):
 
 | option                        | default   | meaning                                         |
 |-------------------------------|-----------|-------------------------------------------------|
@@ -49,6 +50,14 @@ is dead when the stock is down to 2 cards after a discard.
 cards, top card first (ids or text like ``"As"``, ``"Td"``), dealt one card at a time starting with
 the non-dealer; ``dealer`` fixes the first dealer (otherwise drawn from the seeded stream). Without
 a seed the game's stream continues, so repeated resets give new deals.
+
+Every argument is checked before anything changes: ``seed`` is None or an integer >= 0,
+``dealer`` a seat (0 or 1), ``deck`` a full deck of this game; a refused ``reset`` raises
+``TypeError`` (wrong type; also a ``ValueError``) or ``ValueError`` naming the argument and leaves
+the game, its random stream and the agents as they were. ``step`` takes a Python or numpy integer
+(``None`` for a finished agent, as in PettingZoo); ``observe``, ``action_space``,
+``observation_space`` and ``sample_worlds`` take a name in ``possible_agents``; ``bool`` is never
+an integer. ``step`` and ``observe`` before the first ``reset`` raise ``RuntimeError``.
 
 ## Observation
 

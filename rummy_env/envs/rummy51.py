@@ -36,9 +36,17 @@ in hand (A 11, 2-10 face value, J Q K 10, joker 25); the winner scores 0.
 | max_pile_draws                 | 100     | then every draw is from the stock                 |
 
 ``reset(seed=None, options={"deck": [...], "dealer": 0})``: a stacked deck of all 108 cards, top
-first (ids, or text like ``"As"``, ``"JK"``), dealt one at a time starting left of the dealer;
-then the upcard; the rest is the stock (``rummy_env.testing.rum_deck(..., num_decks=2)`` builds
-one).
+first (ids, or text like ``"As"``, ``"JK"``; a joker is either joker id, 52 or 53), dealt one
+at a time starting left of the dealer; then the upcard; the rest is the stock
+(``rummy_env.testing.rum_deck(..., num_decks=2)`` builds one).
+
+Every argument is checked before anything changes: ``seed`` is None or an integer >= 0,
+``dealer`` a seat (0..P-1), ``deck`` a full deck of this game; a refused ``reset`` raises
+``TypeError`` (wrong type; also a ``ValueError``) or ``ValueError`` naming the argument and leaves
+the game, its random stream and the agents as they were. ``step`` takes a Python or numpy integer
+(``None`` for a finished agent, as in PettingZoo); ``observe``, ``action_space``,
+``observation_space`` and ``sample_worlds`` take a name in ``possible_agents``; ``bool`` is never
+an integer. ``step`` and ``observe`` before the first ``reset`` raise ``RuntimeError``.
 
 ## Observation
 

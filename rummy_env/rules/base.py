@@ -14,6 +14,7 @@ import numpy as np
 
 from rummy_env.core import rng as _rng
 from rummy_env.core.cards import validate_deck
+from rummy_env.core.validate import MAX_GAMES, check_actions, check_int, check_list
 
 PARALLEL_MIN_BATCH = 256
 
@@ -79,8 +80,7 @@ class BatchedGame:
     final_fields: tuple[str, ...]
 
     def _setup(self, config: Any, num_games: int, states: np.ndarray, mask_width: int) -> None:
-        if num_games < 1:
-            raise ValueError(f"num_games must be at least 1, got {num_games}")
+        num_games = check_int("num_games", num_games, 1, MAX_GAMES)
         self.config = config
         self.num_games = num_games
         self.states = states
@@ -93,7 +93,9 @@ class BatchedGame:
             self._step = k.step_batch
 
     def seed(self, seed: int | Sequence[int] | None) -> None:
-        """Seed every game's stream (game ``i`` gets ``seed + i`` for an int seed)."""
+        """Seed every game's stream (game ``i`` gets ``seed + i`` for an int seed; a list gives
+        one non-negative int per game). A rejected seed changes nothing.
+        """
         self.states["rng"] = _rng.seed_states(seed, self.num_games)
 
     def reset(
@@ -105,25 +107,34 @@ class BatchedGame:
     ) -> np.ndarray:
         """Start a new episode in every game; returns (N, obs_size) observations of the players
         to act. ``decks[i]`` (if given and not None) is a stacked deck, top card first.
+
+        Every argument is checked before anything changes: a rejected call leaves the records,
+        the random streams and the masks as they were.
+
+        Raises:
+            TypeError: (``ArgumentTypeError``) for an argument of the wrong type.
+            ValueError: for a bad value (a seed < 0, a seat out of range, not a full deck, a list
+                whose length is not ``num_games``), naming it.
         """
-        if seed is not None:
-            self.seed(seed)
         n = self.num_games
+        rng = None if seed is None else _rng.seed_states(seed, n)
         dl = np.full(n, -1, dtype=np.int64)
         if dealers is not None:
-            for i, d in enumerate(dealers):
-                if d is None:
-                    continue
-                if not 0 <= int(d) < self.num_players:
-                    raise ValueError(f"dealer must be in 0..{self.num_players - 1}, got {d!r}")
-                dl[i] = int(d)
+            for i, d in enumerate(check_list("dealers", dealers, n)):
+                if d is not None:
+                    dl[i] = check_int(f"dealers[{i}]", d, 0, self.num_players - 1)
         stacked = np.zeros(n, dtype=np.bool_)
+        rows: dict[int, np.ndarray] = {}
         if decks is not None:
-            for i, deck in enumerate(decks):
-                if deck is None:
-                    continue
-                self.states["deck"][i] = self._stack(validate_deck(deck, self.deck))
-                stacked[i] = True
+            for i, deck in enumerate(check_list("decks", decks, n)):
+                if deck is not None:
+                    rows[i] = self._stack(validate_deck(deck, self.deck, f"decks[{i}]"))
+                    stacked[i] = True
+        # everything is valid: only now touch the records
+        if rng is not None:
+            self.states["rng"] = rng
+        for i, row in rows.items():
+            self.states["deck"][i] = row
         obs = np.empty((n, self.obs_size), dtype=np.float32)
         k = self.kernels
         k.reset_batch(self.states, self.cfg, k.TABLES, dl, stacked, self.masks, obs, write_obs)
@@ -134,18 +145,16 @@ class BatchedGame:
         return deck
 
     def check_actions(self, actions: np.ndarray) -> None:
-        """Raise ``ValueError`` naming the first game whose action is not legal."""
-        a = np.asarray(actions)
-        if a.shape != (self.num_games,):
-            raise ValueError(f"actions must have shape ({self.num_games},), got {a.shape}")
-        if not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be integers, got dtype {a.dtype}")
+        """Raise ``ValueError`` naming the first game whose action is not legal (or
+        ``TypeError`` for actions that are not one integer per game).
+        """
+        a = check_actions("actions", actions, self.num_games)
         out = (a < 0) | (a >= self.num_actions)
         ok = np.zeros(self.num_games, dtype=bool)
         ok[~out] = self.masks[np.flatnonzero(~out), a[~out]] == 1
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
-            raise ValueError(f"game {i}: {self.explain_illegal(i, int(a[i]))}")
+            raise ValueError(f"game {i}: {self.explain_illegal(i, int(a[i]))} (actions[{i}])")
 
     def step(
         self, actions: np.ndarray, autoreset: bool, write_obs: bool = True, check: bool = True
@@ -157,10 +166,9 @@ class BatchedGame:
         truncated) is True; other rows are undefined (Gymnasium's convention; filling them would
         cost a write of N x players x obs_size floats every step).
         """
-        a = np.asarray(actions)
         if check:
-            self.check_actions(a)
-        a = a.astype(np.int64, copy=False)
+            self.check_actions(actions)
+        a = np.asarray(actions).astype(np.int64, copy=False)
         n, p = self.num_games, self.num_players
         obs = np.empty((n, self.obs_size), dtype=np.float32)
         rewards = np.empty((n, p), dtype=np.float32)
@@ -188,6 +196,9 @@ class BatchedGame:
 
     def observe(self, i: int, player: int) -> np.ndarray:
         """Observation vector of ``player`` in game ``i`` (a fresh array)."""
+        # checked: the compiled writer does not bounds-check and would read other memory
+        check_int("i", i, 0, self.num_games - 1)
+        check_int("player", player, 0, self.num_players - 1)
         out = np.empty(self.obs_size, dtype=np.float32)
         self.kernels.write_obs_at(self.states, self.cfg, i, player, out)
         return out

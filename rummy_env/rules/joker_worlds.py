@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from rummy_env.core.validate import check_sample_worlds
+
 NUM_TYPES = 53  # card types: 0..51 naturals, 52 the joker
 
 
@@ -85,6 +87,7 @@ class JokerWorldsMixin:
         Raises:
             ValueError: if ``player`` is not a seat of the game.
         """
+        check_sample_worlds(self, i, player, n, seed)
         if not 0 <= player < self.num_players:
             raise ValueError(f"player must be in 0..{self.num_players - 1}, got {player!r}")
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)

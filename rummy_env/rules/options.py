@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, TypeVar
 
-import numpy as np
+from rummy_env.core.validate import check_bool, check_choice, check_int
 
 T = TypeVar("T", bound="RuleOptions")
 
@@ -18,22 +18,14 @@ class RuleOptions:
     GAME_NAME = "rummy"
 
     def _check_int(self, name: str, lo: int, hi: int) -> None:
-        v = getattr(self, name)
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise ValueError(f"{name} must be an integer, got {v!r}")
-        if not lo <= v <= hi:
-            raise ValueError(f"{name} must be in [{lo}, {hi}], got {v}")
+        check_int(name, getattr(self, name), lo, hi)
 
     def _check_choice(self, name: str, options: tuple[str, ...]) -> None:
-        v = getattr(self, name)
-        if v not in options:
-            raise ValueError(f"{name} must be one of {options}, got {v!r}")
+        check_choice(name, getattr(self, name), options)
 
     def _check_bool(self, *names: str) -> None:
         for name in names:
-            v = getattr(self, name)
-            if not isinstance(v, (bool, np.bool_)):
-                raise ValueError(f"{name} must be a bool, got {v!r}")
+            check_bool(name, getattr(self, name))
 
     @classmethod
     def from_kwargs(cls: type[T], **kwargs: Any) -> T:

@@ -15,6 +15,13 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
+from rummy_env.core.validate import (
+    MAX_GAMES,
+    ArgumentTypeError,
+    check_int,
+    check_options,
+    check_seed,
+)
 from rummy_env.games import GAMES
 
 
@@ -31,12 +38,17 @@ class RummyVectorEnv:
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, name: str, num_envs: int, seed: int | None = None, **options: Any) -> None:
+        """See :func:`make_vec`."""
+        if not isinstance(name, str):
+            raise ArgumentTypeError(f"name must be a game name {sorted(GAMES)}, got {name!r}")
         if name not in GAMES:
-            raise ValueError(f"unknown game {name!r}; available: {sorted(GAMES)}")
+            raise ValueError(f"unknown game name {name!r}; available: {sorted(GAMES)}")
+        num_envs = check_int("num_envs", num_envs, 1, MAX_GAMES)
+        seed = check_seed("seed", seed, num_envs)
         config_cls, game_cls = GAMES[name]
         self.name = name
         self.config = config_cls.from_kwargs(**options)
-        self.num_envs = int(num_envs)
+        self.num_envs = num_envs
         self.game = game_cls(self.config, self.num_envs)
         self.num_players = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
@@ -63,13 +75,25 @@ class RummyVectorEnv:
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Start a new episode in every game. Game ``i`` is seeded with ``seed + i``, so it plays
         exactly like the AEC env reset with that seed. ``options``: ``decks`` (list, one stacked
-        deck or None per game) and ``dealers``.
+        deck or None per game) and ``dealers`` (list, one seat or None per game); ``seed`` may
+        also be a list of ``num_envs`` seeds.
+
+        Every argument is checked before anything changes: a rejected reset leaves every game
+        as it was.
+
+        Raises:
+            TypeError: (``ArgumentTypeError``) for an argument of the wrong type.
+            ValueError: for a bad value (a seed < 0, a seat out of range, not a full deck, a list
+                whose length is not ``num_envs``, an unknown option), naming it.
         """
-        options = dict(options or {})
+        seed = check_seed("seed", seed, self.num_envs)
+        options = check_options("options", options)
         decks = options.pop("decks", None)
         dealers = options.pop("dealers", None)
         if options:
-            raise ValueError(f"unknown reset option(s) {sorted(options)}; valid: decks, dealers")
+            raise ValueError(
+                f"unknown reset option(s) {sorted(options, key=repr)}; valid: decks, dealers"
+            )
         if seed is None and self._needs_reset:
             seed = self._seed
         obs = self.game.reset(seed=seed, dealers=dealers, decks=decks)
@@ -82,7 +106,15 @@ class RummyVectorEnv:
     def step(
         self, actions: np.ndarray
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One action per game; illegal actions raise ``ValueError`` before any game moves."""
+        """One action per game, an integer array of shape ``(num_envs,)``.
+
+        Raises:
+            TypeError: (``ArgumentTypeError``) for actions that are not integers (floats, bools,
+                strings), before any game moves.
+            ValueError: for another shape, or an action out of range or illegal (naming the
+                first such game), before any game moves.
+            RuntimeError: before ``reset()``.
+        """
         if self._needs_reset:
             raise RuntimeError("call reset() before step()")
         obs, rewards, term, trunc, info = self.game.step(actions, autoreset=True)
@@ -103,5 +135,13 @@ class RummyVectorEnv:
 
 
 def make_vec(name: str, num_envs: int, seed: int | None = None, **options: Any) -> RummyVectorEnv:
-    """Batched env of game ``name`` (``"gin_rummy"``) with ``num_envs`` games and rule options."""
+    """Batched env of game ``name`` (``"gin_rummy"``) with ``num_envs`` games and rule options.
+
+    ``num_envs`` is an integer in 1..2**24; ``seed`` (used by the first ``reset()`` without a
+    seed) is None, an integer >= 0 or a list of ``num_envs`` of them.
+
+    Raises:
+        TypeError: (``ArgumentTypeError``) for an argument or option of the wrong type.
+        ValueError: for an unknown game or option, or a value out of range, naming it.
+    """
     return RummyVectorEnv(name, num_envs, seed=seed, **options)

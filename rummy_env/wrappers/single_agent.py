@@ -21,6 +21,8 @@ import numpy as np
 from gymnasium import spaces
 
 from agents.base import SeatView
+from rummy_env.core.cards import validate_deck
+from rummy_env.core.validate import check_action, check_int, check_options, check_seed
 from rummy_env.wrappers.features import add_features, feature_size
 
 AgentLike = Any
@@ -84,8 +86,8 @@ class RummySingleAgentEnv(gym.Env):
         if len(opponents) != n_opp:
             raise ValueError(f"need {n_opp} opponent(s), got {len(opponents)}")
         self._opponent_specs = list(opponents)
-        if learner_seat is not None and not 0 <= learner_seat < self.num_players:
-            raise ValueError(f"learner_seat must be in 0..{self.num_players - 1}")
+        if learner_seat is not None:
+            learner_seat = check_int("learner_seat", learner_seat, 0, self.num_players - 1)
         self.fixed_seat = learner_seat
         self.features = features
         self.illegal_action = illegal_action
@@ -139,13 +141,21 @@ class RummySingleAgentEnv(gym.Env):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Deal a new episode and play the opponents up to the learner's first decision.
 
-        ``options`` may hold ``learner_seat``, ``deck`` and ``dealer`` (see the AEC env).
+        ``options`` may hold ``learner_seat``, ``deck`` and ``dealer`` (see the AEC env). They
+        are checked before anything changes (the env's generator included).
         """
-        super().reset(seed=seed)
-        options = dict(options or {})
+        check_seed("seed", seed)
+        options = check_options("options", options)
         seat = options.pop("learner_seat", self.fixed_seat)
+        if seat is not None:
+            seat = check_int("options['learner_seat']", seat, 0, self.num_players - 1)
+        if options.get("dealer") is not None:
+            check_int("options['dealer']", options["dealer"], 0, self.num_players - 1)
+        if options.get("deck") is not None:
+            validate_deck(options["deck"], self.aec.game.deck, "options['deck']")
+        super().reset(seed=seed)
         rng = self.np_random
-        self.learner_seat = int(rng.integers(self.num_players)) if seat is None else int(seat)
+        self.learner_seat = int(rng.integers(self.num_players)) if seat is None else seat
         self.aec.reset(seed=int(rng.integers(2**31 - 1)), options=options or None)
         others = [a for a in self.aec.possible_agents if a != self.learner]
         self._opponents = {
@@ -162,7 +172,7 @@ class RummySingleAgentEnv(gym.Env):
         if self._done:
             raise RuntimeError("episode is over: call reset()")
         mask = self.action_masks()
-        a = int(action)
+        a = check_action("action", action)
         illegal = not (0 <= a < self.num_actions and mask[a] == 1)
         if illegal:
             if self.illegal_action == "raise":

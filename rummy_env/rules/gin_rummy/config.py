@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rummy_env.core.validate import check_int
 from rummy_env.rules.options import RuleOptions
 
 NEXT_DEALER = ("loser", "winner", "alternate")
@@ -95,6 +96,7 @@ class GinRummyConfig(RuleOptions):
         if self.max_steps is not None:
             _int("max_steps", 1, 10**9)
         _int("max_pile_draws", 0, 10**6)
+        check_int("num_players", self.num_players)  # a type error first: 2.0 is no seat count
         if self.num_players != 2:
             raise ValueError(
                 f"num_players={self.num_players!r}: only 2-player Gin Rummy is implemented "

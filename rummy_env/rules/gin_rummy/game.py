@@ -12,6 +12,7 @@ import numpy as np
 
 from rummy_env.core.cards import card_to_str, cards_to_str, make_deck
 from rummy_env.core.melds import GIN_MELD_MASKS, NUM_GIN_MELDS
+from rummy_env.core.validate import check_sample_worlds
 from rummy_env.encodings import gin_rummy as E
 from rummy_env.rules.base import BatchedGame
 from rummy_env.rules.gin_rummy import kernels as K
@@ -79,6 +80,7 @@ class GinRummyGame(BatchedGame):
         random, and gets a fresh random stream for later deals. The worlds are an independent
         batch (same config) to continue playing from, e.g. for rollouts in a search.
         """
+        check_sample_worlds(self, i, player, n, seed)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         worlds = GinRummyGame(self.config, n)
         src = self.states[i]
@@ -116,7 +118,9 @@ class GinRummyGame(BatchedGame):
         name = E.action_name(a)
         if not 0 <= a < self.num_actions:
             extra = (
-                " (manual-meld actions need auto_meld=False)" if a < E.NUM_ACTIONS_MANUAL else ""
+                " (manual-meld actions need auto_meld=False)"
+                if 0 <= a < E.NUM_ACTIONS_MANUAL
+                else ""
             )
             return f"action {a} is out of range 0..{self.num_actions - 1}{extra}"
         if s["done"]:
