@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+import numpy as np
+
 from rummy_env.core.cards import card_to_str
 from rummy_env.core.jmelds import NUM_TEMPLATES, template_str
 from rummy_env.encodings.pieces import Piece, PieceLayout, build_pieces, table_specs
@@ -135,25 +137,32 @@ class Layout(PieceLayout):
     def pieces(self) -> tuple[Piece, ...]:
         """Named observation pieces, in order (seat-relative: index 0 is the observer)."""
         p, d, m = self.num_players, self.deck_size, self.max_melds
+        decks = d // 52
+        copies = (0.0, max(decks, d - 52 * decks) / 2)  # most copies of a type (jokers: 2 a deck)
         specs = (
-            ("hand", (NUM_TYPES,), "count of each card type in the observer's hand / 2"),
+            ("hand", (NUM_TYPES,), "count of each card type in the observer's hand / 2", copies),
             (
                 "pile_sequence",
                 (d,),
                 "discard pile from the top: (card type + 1) / 53, 0 past the end",
             ),
-            ("pile_counts", (NUM_TYPES,), "count of each card type in the discard pile / 2"),
+            ("pile_counts", (NUM_TYPES,), "count of each type in the discard pile / 2", copies),
             (
                 "pile_depth",
                 (NUM_TYPES,),
                 "1 - depth/D of the shallowest copy of each type, 0 if absent",
             ),
-            ("known", (p - 1, NUM_TYPES), "cards each other player is known to hold / 2"),
+            (
+                "known",
+                (p - 1, NUM_TYPES),
+                "cards each other player is known to hold / 2",
+                copies,
+            ),
             *table_specs(m, p),
-            ("hand_sizes", (p,), "cards in each player's hand / 13"),
+            ("hand_sizes", (p,), "cards in each player's hand / 13", (0.0, d / 13)),
             ("stock_size", (1,), "cards in the stock / D"),
-            ("melded_points", (p,), "points each player melded this hand / 100"),
-            ("scores", (p,), "game scores / target"),
+            ("melded_points", (p,), "points each player melded this hand / 100", (0.0, np.inf)),
+            ("scores", (p,), "game scores / target (negative totals allowed)", (-np.inf, np.inf)),
             ("floating", (p,), "1 for players who melded every card and float"),
             ("dealer", (p,), "one-hot of the dealer"),
             ("phase", (NUM_PHASES,), "one-hot phase"),

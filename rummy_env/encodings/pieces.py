@@ -15,7 +15,8 @@ class Piece:
     offset: int
     shape: tuple[int, ...]
     doc: str
-    high: float = np.inf  # upper bound of its values (lower bound: 0 unless a game says)
+    high: float = np.inf  # upper bound of its values
+    low: float = 0.0  # lower bound of its values
 
     @property
     def size(self) -> int:
@@ -23,11 +24,26 @@ class Piece:
         return int(np.prod(self.shape))
 
 
-def build_pieces(specs: tuple[tuple[str, tuple[int, ...], str], ...]) -> tuple[Piece, ...]:
-    """Pieces laid end to end from (name, shape, doc) specs."""
+def piece_bounds(pieces: tuple[Piece, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) float32 bounds of a flat observation laid out as ``pieces`` (its Box)."""
+    last = pieces[-1]
+    low = np.empty(last.offset + last.size, np.float32)
+    high = np.empty_like(low)
+    for p in pieces:
+        low[p.offset : p.offset + p.size] = p.low
+        high[p.offset : p.offset + p.size] = p.high
+    return low, high
+
+
+Spec = tuple  # (name, shape, doc) or (name, shape, doc, (low, high)); bounds default to [0, 1]
+
+
+def build_pieces(specs: tuple[Spec, ...]) -> tuple[Piece, ...]:
+    """Pieces laid end to end from (name, shape, doc[, (low, high)]) specs."""
     out, off = [], 0
-    for name, shape, doc in specs:
-        piece = Piece(name, off, shape, doc)
+    for name, shape, doc, *bounds in specs:
+        low, high = bounds[0] if bounds else (0.0, 1.0)
+        piece = Piece(name, off, shape, doc, high, low)
         out.append(piece)
         off += piece.size
     return tuple(out)
@@ -62,6 +78,10 @@ class PieceLayout:
             if piece.name == name:
                 return piece.offset
         raise KeyError(name)
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) bounds of the observation vector."""
+        return piece_bounds(self.pieces)
 
     def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """Named views of a flat observation (leading axes kept)."""

@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+import numpy as np
+
 from rummy_env.core.cards import card_to_str
 from rummy_env.core.jmelds import NUM_TEMPLATES, template_str
 from rummy_env.encodings.pieces import Piece, PieceLayout, build_pieces, table_specs
@@ -136,24 +138,35 @@ class Layout(PieceLayout):
     def pieces(self) -> tuple[Piece, ...]:
         """Named observation pieces, in order (seat-relative: index 0 is the observer)."""
         p, d, m = self.num_players, self.deck_size, self.max_melds
+        copies = (0.0, 2.0)  # two copies of each natural, four jokers
         specs = (
-            ("hand", (NUM_TYPES,), "count of each card type in the observer's hand / 2"),
+            ("hand", (NUM_TYPES,), "count of each card type in the observer's hand / 2", copies),
             (
                 "pile_sequence",
                 (d,),
                 "discard pile from the top: (card type + 1) / 53, 0 past the end",
             ),
-            ("pile_counts", (NUM_TYPES,), "count of each card type in the discard pile / 2"),
-            ("known", (p - 1, NUM_TYPES), "cards each other player is known to hold / 2"),
+            ("pile_counts", (NUM_TYPES,), "count of each type in the discard pile / 2", copies),
+            (
+                "known",
+                (p - 1, NUM_TYPES),
+                "cards each other player is known to hold / 2",
+                copies,
+            ),
             *table_specs(m, p),
-            ("hand_sizes", (p,), "cards in each player's hand / 13"),
+            ("hand_sizes", (p,), "cards in each player's hand / 13", (0.0, self.deck_size / 13)),
             ("stock_size", (1,), "cards in the stock / 108"),
             ("opened", (p,), "1 for players who have laid down their opening"),
-            ("penalties", (p,), "match penalty totals / elimination"),
+            ("penalties", (p,), "match penalty totals / elimination", (0.0, np.inf)),
             ("eliminated", (p,), "1 for players out of the match"),
             ("dealer", (p,), "one-hot of the dealer"),
             ("phase", (NUM_PHASES,), "one-hot phase"),
-            ("opening_points", (1,), "points of new melds laid this turn towards the opening / 51"),
+            (
+                "opening_points",
+                (1,),
+                "points of new melds laid this turn towards the opening / 51",
+                (0.0, np.inf),
+            ),
             ("obligation", (NUM_TYPES,), "one-hot of the taken discard owed to the opening melds"),
             (
                 "taken_single",

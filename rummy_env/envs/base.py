@@ -49,15 +49,9 @@ class RummyAECEnv(AECEnv):
         self.config = self.config_cls.from_kwargs(**options)
         self.game = self.game_cls(self.config, 1)
         self.layout = getattr(self.game, "layout", None)
-        self._init_spaces(render_mode, *self._observation_bounds())
+        self._init_spaces(render_mode)
 
-    def _observation_bounds(self) -> tuple[np.ndarray | None, float]:
-        """(upper bounds of the observation vector or None for +inf, lower bound)."""
-        return None, -np.inf
-
-    def _init_spaces(
-        self, render_mode: str | None, highs: np.ndarray | None = None, low: float = -np.inf
-    ) -> None:
+    def _init_spaces(self, render_mode: str | None) -> None:
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
@@ -65,11 +59,10 @@ class RummyAECEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
-        n_obs = self.game.obs_size
-        high = np.full(n_obs, np.inf, np.float32) if highs is None else highs
+        low, high = self.game.obs_bounds()
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(low, high, shape=(n_obs,), dtype=np.float32),
+                "observation": spaces.Box(low, high, dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8),
             }
         )

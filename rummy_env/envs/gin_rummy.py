@@ -171,12 +171,6 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
     config_cls = GinRummyConfig
     game_cls = GinRummyGame
 
-    def _observation_bounds(self) -> tuple[np.ndarray, float]:
-        high = np.ones(self.game.obs_size, dtype=np.float32)
-        for p in E.observation_pieces(self.config.auto_meld):
-            high[p.offset : p.offset + p.size] = p.high
-        return high, 0.0
-
     def _hand_info(self, rec: np.void, i: int, done: bool) -> dict[str, Any]:
         info = {
             "outcome": E.OUTCOME_NAMES[int(rec["outcome"])],

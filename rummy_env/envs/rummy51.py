@@ -78,6 +78,12 @@ are seat-relative (index 0 = observer, 1 = the next player clockwise, ...). Name
 | owed_jokers     | 1        | retrieved jokers still to be melded this turn / 4            |
 | reshuffles_left | 1        | reshuffles left before a spent stock draws the hand / max    |
 
+``known`` counts the copies a player took from the pile (or retrieved from a meld) less the
+copies of that card it has played since, whichever copy went: it never depends on copies
+nobody saw. Every piece lies in ``[0, 1]`` except ``hand``, ``pile_counts`` and ``known``
+(up to 2), ``hand_sizes`` (up to 108/13), ``penalties`` and ``opening_points`` (unbounded
+above); the observation space declares exactly these bounds.
+
 ## Actions
 
 | action             | ids         | meaning                                                 |
@@ -138,6 +144,9 @@ stay in); the last player left wins. ``max_steps`` truncates.
 
 ## Version history
 
+- v1: the ``known`` piece no longer depends on hidden copies (a player who played a copy of a
+  card it took stayed "known" to hold it when it held another, hidden, copy); the observation
+  space declares each piece's bounds.
 - v0: initial release.
 """
 

@@ -15,6 +15,7 @@ import numpy as np
 from rummy_env.core import rng as _rng
 from rummy_env.core.cards import validate_deck
 from rummy_env.core.validate import MAX_GAMES, check_actions, check_int, check_list
+from rummy_env.encodings.pieces import Piece, piece_bounds
 
 PARALLEL_MIN_BATCH = 256
 
@@ -64,7 +65,8 @@ class BatchedGame:
 
     Subclasses set ``kernels`` (a module with ``reset_batch``, ``step_batch``,
     ``step_batch_parallel``, ``step_single``, ``write_obs_at``, ``refresh_masks`` and ``TABLES``)
-    and fill ``num_players``, ``num_actions``, ``obs_size``, ``cfg``, ``states``, ``masks``,
+    and fill ``num_players``, ``num_actions``, ``obs_size``, ``pieces`` (the observation's named
+    pieces with their bounds), ``cfg``, ``states``, ``masks``,
     ``deck`` (the unshuffled deck a stacked deck must permute) and ``final_fields`` (names of
     the per-game integers the step kernel writes for a finished episode).
     """
@@ -73,6 +75,7 @@ class BatchedGame:
     num_players: int
     num_actions: int
     obs_size: int
+    pieces: tuple[Piece, ...]
     cfg: np.ndarray
     states: np.ndarray
     masks: np.ndarray
@@ -91,6 +94,10 @@ class BatchedGame:
             self._step = FastestStep([k.step_batch_parallel, k.step_batch])
         else:
             self._step = k.step_batch
+
+    def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) float32 bounds of every observation vector (the observation Box)."""
+        return piece_bounds(self.pieces)
 
     def seed(self, seed: int | Sequence[int] | None) -> None:
         """Seed every game's stream (game ``i`` gets ``seed + i`` for an int seed; a list gives

@@ -52,18 +52,22 @@ class RummyVectorEnv:
         self.game = game_cls(self.config, self.num_envs)
         self.num_players = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
-        a, o = self.game.num_actions, self.game.obs_size
+        a = self.game.num_actions
+        low, high = self.game.obs_bounds()
         self.single_action_space = spaces.Discrete(a)
         self.single_observation_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, np.inf, shape=(o,), dtype=np.float32),
+                "observation": spaces.Box(low, high, dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, shape=(a,), dtype=np.int8),
             }
         )
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, a))
+        n = self.num_envs
         self.observation_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, np.inf, shape=(self.num_envs, o), dtype=np.float32),
+                "observation": spaces.Box(
+                    np.tile(low, (n, 1)), np.tile(high, (n, 1)), dtype=np.float32
+                ),
                 "action_mask": spaces.Box(0, 1, shape=(self.num_envs, a), dtype=np.int8),
             }
         )

@@ -95,7 +95,12 @@ class RummySingleAgentEnv(gym.Env):
         base = self.aec.observation_space(agent0)["observation"]
         self.num_actions = int(self.aec.action_space(agent0).n)
         size = base.shape[0] + feature_size(features)
-        self.observation_space = spaces.Box(0.0, np.inf, shape=(size,), dtype=np.float32)
+        extra = size - base.shape[0]  # feature planes: no declared bounds
+        self.observation_space = spaces.Box(
+            np.concatenate([base.low, np.full(extra, -np.inf, np.float32)]),
+            np.concatenate([base.high, np.full(extra, np.inf, np.float32)]),
+            dtype=np.float32,
+        )
         self.action_space = spaces.Discrete(self.num_actions)
         self.learner_seat = 0 if learner_seat is None else learner_seat
         self._opponents: dict[str, Any] = {}

@@ -27,6 +27,7 @@ class Rummy51Game(JokerWorldsMixin, BatchedGame):
         self.num_players = config.num_players
         self.num_actions = self.layout.num_actions
         self.obs_size = self.layout.obs_size
+        self.pieces = self.layout.pieces
         self.cfg = K.config_vector(config)
         naturals = np.tile(np.arange(52, dtype=np.int8), config.decks)
         self.deck = np.concatenate([naturals, np.full(config.jokers, JOKER, np.int8)])
