@@ -93,10 +93,11 @@ def test_vector_step_refuses_bad_actions_before_any_game_moves(name):
 @pytest.mark.parametrize("mod", MODULES)
 def test_strict_integers_and_agent_names(mod):
     env = mod.raw_env()
-    with pytest.raises(RuntimeError, match="reset"):
-        env.step(0)
-    with pytest.raises(RuntimeError, match="reset"):
-        env.observe("player_0")
+    for call in (lambda: env.step(0), lambda: env.observe("player_0")):
+        with pytest.raises(RuntimeError, match="reset"):
+            call()
+        with pytest.raises(ValueError, match="reset"):  # ResetNeeded is both
+            call()
     env.reset(seed=0)
     legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
     for bad in [float(legal), str(legal), np.float32(legal), None, [legal], True]:

@@ -24,6 +24,13 @@ class ArgumentTypeError(TypeError, ValueError):
     """An argument of the wrong type (a ``TypeError`` that ``except ValueError`` also catches)."""
 
 
+class ResetNeeded(RuntimeError, ValueError):
+    """A call that needs a running episode: before ``reset()``, or after the episode's agents
+    have left (a ``RuntimeError``, as Gymnasium's order checks raise, that ``except ValueError``
+    also catches).
+    """
+
+
 def _show(value: Any) -> str:
     """A short repr of a value for an error message."""
     text = repr(value)

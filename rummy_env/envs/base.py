@@ -13,6 +13,7 @@ from pettingzoo.utils import wrappers
 from rummy_env.core.cards import validate_deck
 from rummy_env.core.validate import (
     ArgumentTypeError,
+    ResetNeeded,
     check_action,
     check_agent,
     check_choice,
@@ -83,7 +84,7 @@ class RummyAECEnv(AECEnv):
     def _require_reset(self, method: str) -> None:
         """Refuse to play or look at a table that was never dealt."""
         if getattr(self, "agent_selection", None) is None:
-            raise RuntimeError(f"call reset() before {method}()")
+            raise ResetNeeded(f"call reset() before {method}()")
 
     @property
     def state_record(self) -> np.void:
@@ -173,12 +174,13 @@ class RummyAECEnv(AECEnv):
             TypeError: (``ArgumentTypeError``) for an action that is not an integer (``bool``,
                 floats and strings included), or not ``None`` for a finished agent.
             ValueError: for an action that is not legal now (out of range included).
-            RuntimeError: before ``reset()`` and once every agent has been removed.
+            ResetNeeded: (a RuntimeError and a ValueError) before ``reset()`` and once every
+                agent has been removed.
         """
         self._require_reset("step")
         agent = self.agent_selection
         if agent not in self.terminations:
-            raise RuntimeError("every agent has left the finished episode; call reset()")
+            raise ResetNeeded("every agent has left the finished episode; call reset()")
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
                 raise ArgumentTypeError(

@@ -18,6 +18,7 @@ from gymnasium.vector import AutoresetMode
 from rummy_env.core.validate import (
     MAX_GAMES,
     ArgumentTypeError,
+    ResetNeeded,
     check_int,
     check_options,
     check_seed,
@@ -117,10 +118,10 @@ class RummyVectorEnv:
                 strings), before any game moves.
             ValueError: for another shape, or an action out of range or illegal (naming the
                 first such game), before any game moves.
-            RuntimeError: before ``reset()``.
+            ResetNeeded (a RuntimeError and ValueError): before ``reset()``.
         """
         if self._needs_reset:
-            raise RuntimeError("call reset() before step()")
+            raise ResetNeeded("call reset() before step()")
         obs, rewards, term, trunc, info = self.game.step(actions, autoreset=True)
         return (
             {"observation": obs, "action_mask": self.game.masks[:, : self.game.num_actions].copy()},
