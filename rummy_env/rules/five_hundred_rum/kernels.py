@@ -545,22 +545,31 @@ def end_hand(rec, cfg, outcome):
 @njit(cache=True)
 def callable_depths(rec, cfg, ws) -> int:
     """Flag in ``ws[WS_CALL + d]`` whether the pile card at depth ``d`` is rummy-callable: it
-    lays off on a table meld, or (full calls) it forms a meld with pile cards above it (using
-    only table and pile cards). Returns one past the deepest callable depth (0: none).
+    can be melded using only the table melds and the pile cards above it (RULES §2.5
+    Decision). Returns one past the deepest callable depth (0: none).
+
+    ``can_place`` on the summary of the pile cards down to ``d`` decides it exactly: the meld
+    the card ends up in is either a table meld it lays off on directly, a table run that pile
+    cards (or jokers) extend up to it (a chain), or a meld of pile cards that then holds a
+    3-card meld containing it. A chain starts with a pile card above that lays off directly
+    (``fits``), so the run search is skipped until one has been seen: the common pile pays
+    only for the 3-card meld test. ``layoff_only``: the top card, laid off directly.
     """
-    dmax = rec.pile_n if cfg[C_CALL] == 0 else min(1, rec.pile_n)
+    full = cfg[C_CALL] == 0
+    dmax = rec.pile_n if full else min(1, rec.pile_n)
     rs = sp = jk = 0
     last = 0
     fits = table_fits(rec)
+    fit_above = False  # a card above fits a table meld directly: a chain may start with it
     for d in range(dmax):
         x = rec.pile[rec.pile_n - 1 - d]
         if x == JOKER:
             jk += 1
         else:
             rs, sp = _add_natural(rs, sp, x)
-        ok = (fits >> x & 1) != 0 or (
-            cfg[C_CALL] == 0 and can_place(rec, fits, rs, sp, jk, d + 1, x, True, 0)
-        )
+        fit = (fits >> x & 1) != 0
+        ok = fit or (full and can_place(rec, fits, rs, sp, jk, d + 1, x, not fit_above, 0))
+        fit_above = fit_above or fit
         ws[WS_CALL + d] = ok
         if ok:
             last = d + 1
