@@ -551,25 +551,31 @@ def callable_depths(rec, cfg, ws) -> int:
     ``can_place`` on the summary of the pile cards down to ``d`` decides it exactly: the meld
     the card ends up in is either a table meld it lays off on directly, a table run that pile
     cards (or jokers) extend up to it (a chain), or a meld of pile cards that then holds a
-    3-card meld containing it. A chain starts with a pile card above that lays off directly
-    (``fits``), so the run search is skipped until one has been seen: the common pile pays
-    only for the 3-card meld test. ``layoff_only``: the top card, laid off directly.
+    3-card meld containing it. A chain onto a run of suit s starts with a pile card above
+    that lays off directly (``fits``): a natural of suit s or a joker. So the run search (a
+    loop over the table) runs only for naturals of a suit ``chain_suits`` has seen: most piles
+    pay only for the 3-card meld test. ``layoff_only``: the top card, laid off directly.
     """
     full = cfg[C_CALL] == 0
     dmax = rec.pile_n if full else min(1, rec.pile_n)
     rs = sp = jk = 0
     last = 0
     fits = table_fits(rec)
-    fit_above = False  # a card above fits a table meld directly: a chain may start with it
+    chain_suits = 0  # bit s: a card above may start a chain onto a run of suit s
     for d in range(dmax):
         x = rec.pile[rec.pile_n - 1 - d]
         if x == JOKER:
             jk += 1
         else:
             rs, sp = _add_natural(rs, sp, x)
-        fit = (fits >> x & 1) != 0
-        ok = fit or (full and can_place(rec, fits, rs, sp, jk, d + 1, x, not fit_above, 0))
-        fit_above = fit_above or fit
+        if fits >> x & 1:
+            ok = True
+            chain_suits |= 15 if x == JOKER else 1 << (x // 13)
+        elif full:
+            no_chain = x == JOKER or (chain_suits >> (x // 13) & 1) == 0
+            ok = can_place(rec, fits, rs, sp, jk, d + 1, x, no_chain, 0)
+        else:
+            ok = False
         ws[WS_CALL + d] = ok
         if ok:
             last = d + 1
