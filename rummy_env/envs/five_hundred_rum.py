@@ -29,7 +29,7 @@ count. The caller takes the pile down to it, must meld it (a lay-off will do), t
 |-----------------------|---------|---------------------------------------------------------|
 | num_players           | 2       | 2 to 8                                                  |
 | num_decks             | None    | 1 (up to 4 players) or 2 (5 or more) unless given       |
-| no_jokers             | False   | play without jokers                                     |
+| no_jokers             | False   | play without jokers (52 or 104 cards)                   |
 | values_5_10_15        | False   | 2-9 worth 5, 10-K 10, A and jokers 15, low ace 5        |
 | rummy_call            | full    | or layoff_only, none                                    |
 | must_meld_discard     | False   | even the top discard must be melded when taken          |
