@@ -14,6 +14,10 @@ the turn, a placement that does not lead up to x's placement can be made after i
 made this turn that x is then laid off on (with a chain) is itself a meld containing x. After
 the obligation is met the search is unrestricted.
 
+A pile card is "Rummy!"-callable (§2.5 Decision) if it can be melded from the table and the
+pile cards above it alone: each meld it could end up in (a table meld, or a new meld of those
+cards) is built up by every sequence of lay-offs of those cards (``meldable_from``).
+
 Where RULES.md leaves a point open this follows the engine's documented departures: a joker
 fills exactly the run positions whose natural card the hand lacks; an ace laid off on a 2..K
 run goes high; the single top discard just taken may be discarded if another copy is held
@@ -451,24 +455,79 @@ def draw_actions(rec, rules: Rules, lay: E.Layout, p: int) -> set[int]:
     return out
 
 
+def lay_offs_reach(cards: tuple[int, ...], meld: tuple, x: int) -> bool:
+    """Can card type ``x`` be laid off on ``meld`` after laying off some of ``cards`` (counts,
+    ``x`` among them) on it one at a time, in any order? Tries every order (memoised).
+    """
+    seen: set = set()
+
+    def search(cards: tuple[int, ...], meld: tuple) -> bool:
+        if (cards, meld) in seen:
+            return False
+        seen.add((cards, meld))
+        for c in range(53):
+            if cards[c] < 1:
+                continue
+            if c == JOKER:
+                spots = [fit_joker(meld, end) for end in (0, 1)]
+            else:
+                spots = [fit_natural(meld, c)]
+            for pos in spots:
+                if pos is None:
+                    continue
+                if c == x:
+                    return True
+                rest = tuple(n - (k == c) for k, n in enumerate(cards))
+                if search(rest, lay_on(meld, c, pos)):
+                    return True
+        return False
+
+    return search(cards, meld)
+
+
+def meldable_from(cards: tuple[int, ...], table: tuple[tuple, ...], x: int) -> bool:
+    """§2.5 Decision: can card type ``x`` be melded using only the table melds and ``cards``
+    (counts, ``x`` among them), in any order: new melds among the cards, lay-offs onto table
+    melds, lay-offs onto melds those cards formed or extended first?
+
+    ``x`` ends up in one meld: a table meld, or a new meld of the cards, a group of ``x``'s
+    rank or a run of its suit (any meld for a joker). Only the placements that build that
+    meld up to ``x`` matter (any other placement only uses up cards), so this tries each such
+    table meld and new meld of the cards in turn, then every sequence of lay-offs onto it.
+    """
+
+    def may_take_x(meld: tuple) -> bool:
+        kind, key = meld[0], meld[1]
+        return x == JOKER or key == (rank(x) if kind == GROUP else suit(x))
+
+    starts = [(cards, meld) for meld in table if may_take_x(meld)]
+    for nm in new_melds(cards):
+        if x in nm.used:
+            return True
+        if not may_take_x(nm.meld):
+            continue
+        rest = list(cards)
+        for c in nm.used:
+            rest[c] -= 1
+        starts.append((tuple(rest), nm.meld))
+    return any(lay_offs_reach(rest, meld, x) for rest, meld in starts)
+
+
 def callable_depths(rec, rules: Rules) -> list[int]:
-    """§2.5: depths of pile cards a "Rummy!" call may take down to: the card lays off on a
-    table meld, or (full) it forms a meld with pile cards above it; layoff_only: the top card
-    only, and only by a lay-off.
+    """§2.5: depths of pile cards a "Rummy!" call may take down to: (full) the card can be
+    melded using only the table melds and the pile cards above it (``meldable_from``);
+    layoff_only: the top card only, and only by a lay-off.
     """
     if rules.rummy_call == "none":
         return []
     pile, table = pile_of(rec), table_of(rec)
-    depths = range(len(pile)) if rules.rummy_call == "full" else range(min(1, len(pile)))
+    if rules.rummy_call == "layoff_only":
+        return [0] if pile and lays_off(table, pile[-1]) else []
     out = []
-    for d in depths:
-        x = pile[len(pile) - 1 - d]
-        if lays_off(table, x):
+    for d in range(len(pile)):
+        cards, x = taking((0,) * 53, pile, d)
+        if meldable_from(cards, table, x):
             out.append(d)
-        elif rules.rummy_call == "full":
-            cnt, _ = taking((0,) * 53, pile, d)
-            if any(x in nm.used for nm in new_melds(cnt)):
-                out.append(d)
     return out
 
 

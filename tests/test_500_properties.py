@@ -21,17 +21,27 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference_500 import (
+    Rules,
+    Turn,
+    callable_depths,
     card_at,
     card_value,
     has_call,
     is_valid_meld,
+    lays_off,
     meld_cards,
+    meldable_from,
+    new_melds,
+    pile_of,
     placement_of,
+    placements,
     reference_mask,
     table_of,
+    taking,
 )
 from rum_helpers import all_cards, deck_counts, hidden_shuffle
 
@@ -335,3 +345,153 @@ def test_crafted_positions_match_the_reference(seed, shape, opts):
     got = set(np.flatnonzero(env.game.action_mask(0)).tolist())
     ref = reference_mask(rec, env.config)
     assert got == ref, [env.layout.action_name(a) for a in sorted(got ^ ref)]
+
+
+# -- "Rummy!" callability through chains (RULES §2.5 Decision) ------------------------------
+# Random games and the crafted positions above rarely bury a card that only a chain of lay-offs
+# of the cards above it can reach, so these piles are built for it: table runs (jokers in
+# them at times) and a group, and a pile mostly of cards a few places beyond the runs' ends,
+# jokers and cards of the groups' rank. The callable depths of the kernel are compared with
+# the reference, then the call mask of a player holding a few cards, and after the deepest call
+# that only a chain allows the play masks, placement by placement (going-out variants and
+# deepest_card_new_meld vary: the caller may have to keep a card, the variant must not bind).
+
+CHAIN_SHAPES = [
+    {"num_players": 2},
+    {"num_players": 8},  # two decks
+    {"num_players": 3, "no_jokers": True},
+]
+
+
+def _chain_position(env, rng):
+    """A call offer to player_0 over random table melds and a pile built to reach them."""
+    cfg = env.config
+    avail = Counter(deck_counts(cfg))
+    melds = []
+    for _ in range(int(rng.integers(1, 4))):
+        if rng.random() < 0.25:
+            r = int(rng.integers(13))
+            meld = (1, r, 0, 0, sum(1 << s for s in rng.permutation(4)[:3]), 0)
+        else:
+            s, n = int(rng.integers(4)), int(rng.integers(3, 6))
+            lo = int(rng.integers(0, 15 - n))
+            jok = sum(1 << q for q in range(lo, lo + n) if rng.random() < 0.15)
+            nat = sum(1 << q for q in range(lo, lo + n)) & ~jok
+            meld = (2, s, lo, lo + n - 1, nat, jok)
+        used = Counter(meld_cards(meld))
+        if is_valid_meld(meld) and not used - avail:
+            avail -= used
+            melds.append(meld)
+    near = [52]
+    for kind, key, lo, hi, _, _ in melds:
+        if kind == 1:
+            near += [s * 13 + key for s in range(4)]
+        else:
+            beyond = (*range(lo - 4, lo), *range(hi + 1, hi + 5))
+            near += [card_at(key, q) for q in beyond if 0 <= q <= 13]
+    pile = []
+    for _ in range(int(rng.integers(1, 13))):
+        pool = [c for c in near if avail[c]] if rng.random() < 0.8 else list(+avail)
+        if not pool:
+            break
+        c = int(rng.choice(pool))
+        avail[c] -= 1
+        pile.append(c)
+    rec = env.game.states[0]
+    rec["m_kind"][:] = 0
+    for m, meld in enumerate(melds):
+        for f, v in zip(("m_kind", "m_key", "m_lo", "m_hi", "m_nat", "m_jok"), meld, strict=True):
+            rec[f][m] = v
+        rec["m_owner"][m] = 1
+    rec["n_melds"] = len(melds)
+    rest = [int(c) for c in rng.permutation(list(avail.elements()))]
+    rec["hands"][:] = 0
+    rec["known"][:] = 0
+    n_hand = int(rng.integers(1, 5))
+    for q in range(cfg.num_players):
+        for c in rest[:n_hand]:
+            rec["hands"][q][c] += 1
+        rest = rest[n_hand:]
+    rec["pile"][: len(pile)] = pile
+    rec["pile_n"] = len(pile)
+    rec["deck_pos"] = cfg.deck_size - len(rest)
+    rec["deck"][cfg.deck_size - len(rest) :] = rest
+    rec["phase"] = E.PH_CALL
+    rec["cur"] = 0
+    rec["turn"] = 1 % cfg.num_players
+    rec["discarder"] = cfg.num_players - 1
+    rec["oblig"] = rec["taken_single"] = -1
+    rec["oblig_new"] = 0
+    return rec
+
+
+def _without_chains(rec, d) -> bool:
+    """The card at depth ``d`` is callable by a direct lay-off or a meld containing it."""
+    pile, table = pile_of(rec), table_of(rec)
+    cards, x = taking((0,) * 53, pile, d)
+    return lays_off(table, x) or any(x in nm.used for nm in new_melds(cards))
+
+
+@pytest.mark.parametrize("shape", CHAIN_SHAPES)
+def test_chain_calls_match_the_reference(shape):
+    ws = K.new_work()
+    chains = 0
+    for seed in range(150):
+        pick = np.random.default_rng([seed, 1])
+        options = {
+            "going_out": str(pick.choice(["any", "discard_required", "unplayable_discard"])),
+            "deepest_card_new_meld": bool(pick.random() < 0.3),
+        }
+        env = five_hundred_rum_v0.raw_env(**shape, **options)
+        lay = env.layout
+        rules = Rules.of(env.config)
+        env.reset(seed=seed)
+        rec = _chain_position(env, np.random.default_rng(seed))
+        n = K.callable_depths(rec, env.game.cfg, ws)
+        got = [d for d in range(n) if ws[K.WS_CALL + d]]
+        assert got == callable_depths(rec, rules), (seed, pile_of(rec), table_of(rec))
+        env.game.refresh_masks()
+        mask = env.game.action_mask(0)
+        assert set(np.flatnonzero(mask).tolist()) == reference_mask(rec, env.config), seed
+        called = [d for d in got if mask[lay.take_base + d] and not _without_chains(rec, d)]
+        if not called:
+            continue
+        chains += 1
+        env.step(lay.take_base + max(called))
+        rng = np.random.default_rng(seed)
+        while int(env.state_record["phase"]) == E.PH_PLAY and not env.state_record["done"]:
+            mask = env.game.action_mask(0)
+            legal = set(np.flatnonzero(mask).tolist())
+            assert legal == reference_mask(env.state_record, env.config), seed
+            places = sorted(a for a in legal if lay.meld_base <= a < lay.discard_base)
+            env.step(int(rng.choice(places)) if places else min(legal))
+    assert chains >= 15  # the piles do reach chains
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), shape=st.sampled_from(CHAIN_SHAPES))
+def test_reference_callability_agrees_with_every_placement_sequence(seed, shape):
+    """``meldable_from`` (one meld built up) against every sequence of placements of the
+    pile cards above, on piles of up to 6 cards.
+    """
+    env = five_hundred_rum_v0.raw_env(**shape)
+    env.reset(seed=seed)
+    rec = _chain_position(env, np.random.default_rng(seed))
+    rules = Rules.of(env.config)
+    pile, table = pile_of(rec), table_of(rec)
+    for d in range(min(len(pile), 6)):
+        cards, x = taking((0,) * 53, pile, d)
+        assert meldable_from(cards, table, x) == _any_sequence(cards, table, x, rules, env.layout)
+
+
+def _any_sequence(cards, table, x, rules, lay, seen=None) -> bool:
+    """Some sequence of new melds and lay-offs of ``cards`` on ``table`` places ``x``."""
+    seen = set() if seen is None else seen
+    if (cards, table) in seen:
+        return False
+    seen.add((cards, table))
+    turn = Turn(cards, table)
+    for pl in placements(turn, rules, lay):
+        if x in pl.cards or _any_sequence(turn.without(pl.cards), pl.table, x, rules, lay, seen):
+            return True
+    return False

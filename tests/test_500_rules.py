@@ -727,6 +727,121 @@ def test_nobody_calls_after_the_hand_has_ended():
     assert hand_points(env)[0] == 24 + 40
 
 
+# -- §2.5 Decision: what makes a pile card callable -------------------------------------------
+# "a pile card is callable when it can be melded using only the table melds and the pile cards
+# above it (which the caller takes along), in any order: new melds among those cards, lay-offs
+# onto table melds, and lay-offs onto melds that those cards formed or extended first (a chain:
+# with J-Q-K♠ on the table and the pile T♠, Q♥, J♦, 9♠ from the top, the 9♠ is callable
+# because the T♠ is laid off first). Cards below it are never used."
+
+
+def _spades_run_then(hands, stock, discards, **options):
+    """player_0 melds J-Q-K of spades; then players 0, 1, 2, 0, ... draw from the stock and
+    discard ``discards`` in turn (PASSing any call offered before the last discard).
+    """
+    env = deal(hands, "7c", stock, **options)
+    play(env, "DRAW_STOCK", "MELD[run s J..K]", f"DISCARD[{discards[0]}]")
+    for card in discards[1:]:
+        while offered(env):
+            play(env, "PASS")
+        play(env, "DRAW_STOCK", f"DISCARD[{card}]")
+    return env
+
+
+RULES_EXAMPLE_HANDS = [
+    "Js Qs Ks 9s Ts 2c 5d",
+    "Jd 3c 6h 8d Tc 4s Ac",
+    "Qh 2d 4c 6c 8h Th 3s",
+]
+
+
+@pytest.mark.parametrize("options", [{}, {"deepest_card_new_meld": True}])
+def test_rules_example_the_nine_is_callable_through_the_ten_laid_off_first(options):
+    env = _spades_run_then(
+        RULES_EXAMPLE_HANDS, ["2h", "9c", "7d", "4d"], ["9s", "Jd", "Qh", "Ts"], **options
+    )
+    assert melds(env) == ["Js Qs Ks"] and pile(env) == ["7c", "9s", "Jd", "Qh", "Ts"]
+    assert offered(env) and seat(env) == 1
+    # the ten lays off; the nine, three cards down, once the ten is laid off before it
+    assert legal(env) == {"TAKE_DISCARD[0]", "TAKE_DISCARD[3]", "PASS"}
+    play(env, "TAKE_DISCARD[3]")
+    assert pile(env) == ["7c"] and phase(env) == "play"
+    assert not any(n.startswith("DISCARD") for n in legal(env))  # the nine must be melded
+    assert "LAYOFF[9s, 0]" not in legal(env)  # not before the ten
+    # a lay-off meets the call even with deepest_card_new_meld (that variant is about draws)
+    play(env, "LAYOFF[Ts, 0]", "LAYOFF[9s, 0]", "DISCARD[Qh]")
+    assert melds(env) == ["9s Ts Js Qs Ks"] and melded(env)[1] == 19
+    assert phase(env) == "draw" and seat(env) == 2
+
+
+def test_layoff_only_calls_only_the_top_card_even_with_a_chain_below():
+    env = _spades_run_then(
+        RULES_EXAMPLE_HANDS,
+        ["2h", "9c", "7d", "4d"],
+        ["9s", "Jd", "Qh", "Ts"],
+        rummy_call="layoff_only",
+    )
+    assert offered(env) and legal(env) == {"TAKE_DISCARD[0]", "PASS"}
+
+
+def test_a_card_that_needs_the_card_below_it_is_not_callable():
+    # the T♠ went down first (offered, declined), then the 9♠ on top of it: the 9♠ alone is
+    # not callable, the T♠ is, and whoever takes it down to the T♠ may lay off both
+    hands = ["Js Qs Ks Ts 2c 5d 7h", "9s 3c 6h 8d Tc 4s Ac", "Qh 2d 4c 6c 8h Th 3s"]
+    env = _spades_run_then(hands, ["2h", "9c", "7d"], ["Ts", "9s"])
+    assert pile(env) == ["7c", "Ts", "9s"]
+    assert offered(env) and seat(env) == 2
+    assert legal(env) == {"TAKE_DISCARD[1]", "PASS"}
+    play(env, "TAKE_DISCARD[1]", "LAYOFF[Ts, 0]", "LAYOFF[9s, 0]", "DISCARD[Qh]")
+    assert melds(env) == ["9s Ts Js Qs Ks"]
+
+
+def test_a_joker_in_the_pile_carries_the_chain():
+    hands = ["Js Qs Ks 9s 2c 5d 7h", "Qh 3c 6h 8d Tc 4s Ac", "JK 2d 4c 6c 8h Th 3s"]
+    env = _spades_run_then(hands, ["2h", "9c", "7d"], ["9s", "Qh", "JK"])
+    assert pile(env) == ["7c", "9s", "Qh", "JK"]
+    assert offered(env) and seat(env) == 0  # the owner of the run may call too
+    # the joker lays off; the nine follows it when the joker stands for the ten
+    assert legal(env) == {"TAKE_DISCARD[0]", "TAKE_DISCARD[2]", "PASS"}
+    play(env, "TAKE_DISCARD[2]")
+    assert "LAYOFF_JOKER[0, low]" in legal(env)
+    assert "LAYOFF_JOKER[0, high]" not in legal(env)  # the nine could not follow
+    play(env, "LAYOFF_JOKER[0, low]", "LAYOFF[9s, 0]", "DISCARD[Qh]")
+    assert melds(env) == ["9s JK Js Qs Ks"] and melded(env)[0] == 30 + 15 + 9
+
+
+def test_a_pile_card_lays_off_on_a_meld_the_cards_above_it_form():
+    # from the top 6h 5h 7h Kc 8h, nothing on the table: the 8h joins the 5-6-7 the cards above
+    # it form (and the 7h makes 5-6-7 itself); the Kc and the cards above the 7h do not meld
+    hands = ["8h 5h 2c 4d 9s Js Kd", "Kc 6h 3c 8d Tc 4s Ac", "7h 2d 4c 6c Qh Th 3s"]
+    env = deal(hands, "9c", ["2s", "3d", "Ks", "Jc", "Qd"])
+    for card in ("8h", "Kc", "7h", "5h", "6h"):
+        assert not offered(env)
+        play(env, "DRAW_STOCK", f"DISCARD[{card}]")
+    assert pile(env) == ["9c", "8h", "Kc", "7h", "5h", "6h"]
+    assert offered(env) and seat(env) == 2
+    assert legal(env) == {"TAKE_DISCARD[2]", "TAKE_DISCARD[4]", "PASS"}
+    play(env, "TAKE_DISCARD[4]")
+    assert "MELD[run h 5..7]" in legal(env)  # the 8h can still be laid off after it
+    play(env, "MELD[run h 5..7]", "LAYOFF[8h, 0]", "DISCARD[Kc]")
+    assert melds(env) == ["5h 6h 7h 8h"]
+
+
+def test_with_two_decks_a_caller_who_melds_the_called_card_may_discard_its_twin():
+    # player_3 holds the other 6h; player_1 discards a 6h onto 7-8-9 of hearts
+    env = deal([*CALL_HANDS[:3], "3c 5d 7s Qd Ad 6h 4h"], "Ks", ["2h", "5c"], num_decks=2)
+    play(env, "DRAW_STOCK", "MELD[run h 7..9]", "DISCARD[Qs]")
+    play(env, "DRAW_STOCK", "DISCARD[6h]")
+    play(env, "PASS")
+    assert offered(env) and seat(env) == 3
+    play(env, "TAKE_DISCARD[0]")
+    assert not any(n.startswith("DISCARD") for n in legal(env))
+    play(env, "LAYOFF[6h, 0]")
+    assert "DISCARD[6h]" in legal(env)  # the copy still held is the caller's own
+    play(env, "DISCARD[6h]")
+    assert pile(env)[-1] == "6h" and hand(env, 3).count("6h") == 0
+
+
 # -- §2.6 end of hand -----------------------------------------------------------------------
 
 OUT_HANDS = ["2c 3c 4c 5c Kd Kh Ks", "3d Tc 6s Qd 4h 9s Ac", "4s Jd 7d Ah 5h 2d Qs"]

@@ -14,9 +14,14 @@ meld slots, ``P`` players.
 A turn: draw (the stock top, or the discard pile down to any depth - every card above comes too,
 and the deepest card taken must be melded this turn), then any number of new melds and lay-offs
 onto anyone's melds, then a discard (unless every card was melded). Each card melded or laid off
-scores for the player who played it; cards left in hand count against. A discard that leaves a
-card in the pile that could be melded with table or pile cards alone may be claimed with
-"Rummy!" by the other players, asked one at a time from the discarder's left.
+scores for the player who played it; cards left in hand count against. After a discard, a pile
+card that can be melded using only the table melds and the pile cards above it may be claimed
+with "Rummy!" by the other players, asked one at a time from the discarder's left. The cards
+above it may form new melds, lay off on table melds, or extend a meld first so that the card
+fits after them (a chain: with J-Q-K of spades on the table and the pile 10 of spades, Q of
+hearts, J of diamonds, 9 of spades from the top, the 9 is callable); cards below it never
+count. The caller takes the pile down to it, must meld it (a lay-off will do), then discards
+(``rummy_call="layoff_only"``: only the latest discard, laid off, and no discard).
 
 ## Arguments
 
@@ -24,7 +29,7 @@ card in the pile that could be melded with table or pile cards alone may be clai
 |-----------------------|---------|---------------------------------------------------------|
 | num_players           | 2       | 2 to 8                                                  |
 | num_decks             | None    | 1 (up to 4 players) or 2 (5 or more) unless given       |
-| no_jokers             | False   | play without jokers                                     |
+| no_jokers             | False   | play without jokers (52 or 104 cards)                   |
 | values_5_10_15        | False   | 2-9 worth 5, 10-K 10, A and jokers 15, low ace 5        |
 | rummy_call            | full    | or layoff_only, none                                    |
 | must_meld_discard     | False   | even the top discard must be melded when taken          |
@@ -123,6 +128,8 @@ only the player who went out, with ``target``). ``max_steps`` truncates.
 ## Version history
 
 - v0: initial release.
+- v1: a pile card is "Rummy!"-callable through a chain of lay-offs of the pile cards above it
+  (RULES.md §2.5 Decision).
 """
 
 from __future__ import annotations

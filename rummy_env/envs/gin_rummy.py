@@ -23,28 +23,28 @@ is dead when the stock is down to 2 cards after a discard.
 ``GinRummyConfig`` (a value of the wrong type raises ``TypeError``, which is also a
 ``ValueError``; bad values or combinations raise ``ValueError``; both name the option):
 
-| option                        | default   | meaning                                         |
-|-------------------------------|-----------|-------------------------------------------------|
-| knock_limit                   | 10        | highest deadwood allowed for a knock            |
-| gin_bonus                     | 20        | bonus for gin                                   |
-| undercut_bonus                | 10        | bonus for undercutting the knocker              |
-| box_bonus                     | 20        | points per box at the end of a match            |
-| game_bonus                    | 100       | bonus to the match winner                       |
-| shutout                       | bonus_200 | or double_total (winner's total doubled)        |
-| target                        | 100       | a match ends when a player's points reach it    |
-| next_dealer                   | loser     | or winner, alternate                            |
-| eleven_card_deal              | False     | non-dealer 11 cards, no upcard, first a discard |
-| allow_discard_of_drawn_upcard | False     | a card taken from the pile may be discarded     |
-| fiftieth_card_action          | False     | last chance to take the 50th card to knock      |
-| oklahoma                      | False     | upcard sets the knock limit, spade doubles      |
-| oklahoma_ace_gin_only         | False     | Oklahoma: an ace upcard allows only gin         |
-| oklahoma_extra_boxes          | False     | Oklahoma: extra boxes, undercut 1/2, gin 2/4    |
-| episode                       | hand      | or match (hands until target)                   |
-| reward                        | raw       | or normalized                                   |
-| auto_meld                     | True      | environment arranges melds and lay-offs         |
-| max_steps                     | None      | truncate after this many decisions              |
-| max_pile_draws                | 50        | then every draw is from the stock (hands end)   |
-| num_players                   | 2         | only 2 (3 and 4 players are planned)            |
+| option                        | default   | meaning                                            |
+|-------------------------------|-----------|----------------------------------------------------|
+| knock_limit                   | 10        | highest deadwood allowed for a knock               |
+| gin_bonus                     | 20        | bonus for gin (RULES: 20 or 25)                    |
+| undercut_bonus                | 10        | bonus for undercutting the knocker (10, 20 or 25)  |
+| box_bonus                     | 20        | points per box at the end of a match (20 or 25)    |
+| game_bonus                    | 100       | bonus to the match winner                          |
+| shutout                       | bonus_200 | or double_total (winner's total doubled)           |
+| target                        | 100       | a match ends at this total (Oklahoma usually 150)  |
+| next_dealer                   | loser     | or winner, alternate                               |
+| eleven_card_deal              | False     | non-dealer 11 cards, no upcard, first a discard    |
+| allow_discard_of_drawn_upcard | False     | a card taken from the pile may be discarded        |
+| fiftieth_card_action          | False     | with 2 stock cards left, the discard only to knock |
+| oklahoma                      | False     | upcard sets the knock limit, spade doubles         |
+| oklahoma_ace_gin_only         | False     | Oklahoma: an ace upcard allows only gin            |
+| oklahoma_extra_boxes          | False     | Oklahoma: extra boxes, undercut 1/2, gin 2/4       |
+| episode                       | hand      | or match (hands until target)                      |
+| reward                        | raw       | or normalized                                      |
+| auto_meld                     | True      | environment arranges melds and lay-offs            |
+| max_steps                     | None      | truncate after this many decisions                 |
+| max_pile_draws                | 50        | then every draw is from the stock (hands end)      |
+| num_players                   | 2         | only 2 (3 and 4 players are planned)               |
 
 ``reset(seed=None, options={"deck": [...], "dealer": 0})``: ``deck`` is a stacked deck of all 52
 cards, top card first (ids or text like ``"As"``, ``"Td"``), dealt one card at a time starting with

@@ -28,7 +28,7 @@ class FiveHundredRumConfig(RuleOptions):
         must_go_out_to_win: only the player who goes out with ``target`` or more wins.
         target: total that ends the game (500).
         episode: ``"hand"`` or ``"game"`` (hands until a single player leads at ``target``).
-        reward: ``"raw"`` points or ``"normalized"`` (hand: / 200 clipped; game: +1/-1 placing).
+        reward: ``"raw"`` points or ``"normalized"`` (hand: / 100 clipped; game: +1/-1 placing).
         max_steps: truncate an episode after this many decisions (``None``: never).
         max_pile_draws: after this many draws from the discard pile in a hand, players must draw
             from the stock (so every hand ends: two players could otherwise keep taking the top

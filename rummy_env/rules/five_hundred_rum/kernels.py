@@ -546,22 +546,37 @@ def end_hand(rec, cfg, outcome):
 @njit(cache=True)
 def callable_depths(rec, cfg, ws) -> int:
     """Flag in ``ws[WS_CALL + d]`` whether the pile card at depth ``d`` is rummy-callable: it
-    lays off on a table meld, or (full calls) it forms a meld with pile cards above it (using
-    only table and pile cards). Returns one past the deepest callable depth (0: none).
+    can be melded using only the table melds and the pile cards above it (RULES §2.5
+    Decision). Returns one past the deepest callable depth (0: none).
+
+    ``can_place`` on the summary of the pile cards down to ``d`` decides it exactly: the meld
+    the card ends up in is either a table meld it lays off on directly, a table run that pile
+    cards (or jokers) extend up to it (a chain), or a meld of pile cards that then holds a
+    3-card meld containing it. A chain onto a run of suit s starts with a pile card above
+    that lays off directly (``fits``): a natural of suit s or a joker. So the run search (a
+    loop over the table) runs only for naturals of a suit ``chain_suits`` has seen: most piles
+    pay only for the 3-card meld test. ``layoff_only``: the top card, laid off directly.
     """
-    dmax = rec.pile_n if cfg[C_CALL] == 0 else min(1, rec.pile_n)
+    full = cfg[C_CALL] == 0
+    dmax = rec.pile_n if full else min(1, rec.pile_n)
     rs = sp = jk = 0
     last = 0
     fits = table_fits(rec)
+    chain_suits = 0  # bit s: a card above may start a chain onto a run of suit s
     for d in range(dmax):
         x = rec.pile[rec.pile_n - 1 - d]
         if x == JOKER:
             jk += 1
         else:
             rs, sp = _add_natural(rs, sp, x)
-        ok = (fits >> x & 1) != 0 or (
-            cfg[C_CALL] == 0 and can_place(rec, fits, rs, sp, jk, d + 1, x, True, 0)
-        )
+        if fits >> x & 1:
+            ok = True
+            chain_suits |= 15 if x == JOKER else 1 << (x // 13)
+        elif full:
+            no_chain = x == JOKER or (chain_suits >> (x // 13) & 1) == 0
+            ok = can_place(rec, fits, rs, sp, jk, d + 1, x, no_chain, 0)
+        else:
+            ok = False
         ws[WS_CALL + d] = ok
         if ok:
             last = d + 1
