@@ -78,9 +78,9 @@ rules costs more (never taking the discard: 38.5%; never retrieving jokers: 44%;
 44.8%; tiers 1 and 2 swapped: 46.5%; ``results/ARENA.md``).
 
 Example:
-    >>> from rummy_env import rummy51_v0
+    >>> from rummy_env import rummy51_v1
     >>> from agents.base import SeatView
-    >>> env = rummy51_v0.raw_env()
+    >>> env = rummy51_v1.raw_env()
     >>> env.reset(seed=0)
     >>> agent = Rummy51GreedyAgent(seed=0)
     >>> name = env.agent_selection

@@ -69,9 +69,9 @@ that the hand holds (as the engine does), and the search stops after ``node_limi
 A-2-3 worth 1 or 5, jokers 15).
 
 Example:
-    >>> from rummy_env import five_hundred_rum_v0
+    >>> from rummy_env import five_hundred_rum_v1
     >>> from agents.base import SeatView
-    >>> env = five_hundred_rum_v0.raw_env()
+    >>> env = five_hundred_rum_v1.raw_env()
     >>> env.reset(seed=0)
     >>> agent = FiveHundredGreedyAgent(seed=0)
     >>> name = env.agent_selection

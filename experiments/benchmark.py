@@ -370,9 +370,9 @@ class AecBench:
     """
 
     def __init__(self, seed: int = 2, raw: bool = False, game: str = "gin_rummy") -> None:
-        import importlib
+        import rummy_env
 
-        module = importlib.import_module(f"rummy_env.{game}_v0")
+        module = rummy_env.ENV_MODULES[game]
         self.env = module.raw_env() if raw else module.env()
         self.env.reset(seed=seed)
         self.rnd = random.Random(seed)

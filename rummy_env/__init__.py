@@ -11,15 +11,22 @@ from __future__ import annotations
 
 import pettingzoo as _pz
 
-from rummy_env import five_hundred_rum_v0, gin_rummy_v0, rummy51_v0
+from rummy_env import five_hundred_rum_v1, gin_rummy_v0, rummy51_v1
 from rummy_env.vector import RummyVectorEnv, make_vec
 
 __version__ = "0.1.0"
 
+# The current version of each game's env module, by game name.
+ENV_MODULES = {
+    "gin_rummy": gin_rummy_v0,
+    "five_hundred_rum": five_hundred_rum_v1,
+    "rummy51": rummy51_v1,
+}
+
 ENV_IDS = {
     "rummy/gin_rummy-v0": "rummy_env.gin_rummy_v0:env",
-    "rummy/five_hundred_rum-v0": "rummy_env.five_hundred_rum_v0:env",
-    "rummy/rummy51-v0": "rummy_env.rummy51_v0:env",
+    "rummy/five_hundred_rum-v1": "rummy_env.five_hundred_rum_v1:env",
+    "rummy/rummy51-v1": "rummy_env.rummy51_v1:env",
 }
 
 for _id, _entry in ENV_IDS.items():
@@ -28,9 +35,10 @@ for _id, _entry in ENV_IDS.items():
 
 __all__ = [
     "ENV_IDS",
+    "ENV_MODULES",
     "RummyVectorEnv",
-    "five_hundred_rum_v0",
+    "five_hundred_rum_v1",
     "gin_rummy_v0",
     "make_vec",
-    "rummy51_v0",
+    "rummy51_v1",
 ]

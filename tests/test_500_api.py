@@ -10,7 +10,7 @@ import pettingzoo
 import pytest
 
 import rummy_env
-from rummy_env import five_hundred_rum_v0
+from rummy_env import five_hundred_rum_v1
 from rummy_env.rules.base import FastestStep
 from rummy_env.testing import check_aec_env
 
@@ -34,11 +34,11 @@ CONFIGS = [
     "options", CONFIGS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default"
 )
 def test_pettingzoo_api_seed_and_contract(options):
-    check_aec_env(lambda: five_hundred_rum_v0.env(**options), num_cycles=150, episodes=2)
+    check_aec_env(lambda: five_hundred_rum_v1.env(**options), num_cycles=150, episodes=2)
 
 
 def test_registered_and_renders():
-    env = pettingzoo.make("aec", "rummy/five_hundred_rum-v0", num_players=3, render_mode="ansi")
+    env = pettingzoo.make("aec", "rummy/five_hundred_rum-v1", num_players=3, render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
     assert "player_2" in text and "discard pile" in text
@@ -60,7 +60,7 @@ def test_registered_and_renders():
 )
 def test_bad_options_raise_naming_the_option(options, match):
     with pytest.raises(ValueError, match=match):
-        five_hundred_rum_v0.raw_env(**options)
+        five_hundred_rum_v1.raw_env(**options)
 
 
 def test_deck_sizes_and_hand_sizes():
@@ -72,7 +72,7 @@ def test_deck_sizes_and_hand_sizes():
         ({"no_jokers": True}, 52, 13),
         ({"num_players": 6, "no_jokers": True}, 104, 7),
     ]:
-        env = five_hundred_rum_v0.raw_env(**opts)
+        env = five_hundred_rum_v1.raw_env(**opts)
         env.reset(seed=0)
         rec = env.state_record
         assert env.config.deck_size == d and env.config.hand_size == h
@@ -86,7 +86,7 @@ def test_batch_of_n_equals_n_single_games(options):
     n, seed = 4, 77
     venv = rummy_env.make_vec("five_hundred_rum", n, seed=seed, **options)
     obs, info = venv.reset()
-    envs = [five_hundred_rum_v0.raw_env(**options) for _ in range(n)]
+    envs = [five_hundred_rum_v1.raw_env(**options) for _ in range(n)]
     for i, e in enumerate(envs):
         e.reset(seed=seed + i)
     rngs = [np.random.default_rng(i) for i in range(n)]

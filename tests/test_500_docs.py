@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from rummy_env import five_hundred_rum_v0
+from rummy_env import five_hundred_rum_v1
 from rummy_env.encodings.five_hundred_rum import Layout
 from rummy_env.rules.five_hundred_rum.config import FiveHundredRumConfig
 from rummy_env.testing.spec import spec_sections, spec_table
 
-DOC = five_hundred_rum_v0.__doc__
+DOC = five_hundred_rum_v1.__doc__
 
 
 def _table(section: str) -> list[list[str]]:

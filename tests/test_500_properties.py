@@ -45,7 +45,7 @@ from reference_500 import (
 )
 from rum_helpers import all_cards, deck_counts, hidden_shuffle
 
-from rummy_env import five_hundred_rum_v0
+from rummy_env import five_hundred_rum_v1
 from rummy_env.encodings import five_hundred_rum as E
 from rummy_env.rules.five_hundred_rum import kernels as K
 
@@ -128,7 +128,7 @@ def _predicted_hands(rec, env, a, pl):
     policy=POLICY,
 )
 def test_random_games_match_the_reference_and_keep_every_invariant(seed, shape, opts, policy):
-    env = five_hundred_rum_v0.raw_env(**shape, **opts)
+    env = five_hundred_rum_v1.raw_env(**shape, **opts)
     config = env.config
     lay = env.layout
     n_p = config.num_players
@@ -338,7 +338,7 @@ def _craft(env, rng):
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), shape=st.sampled_from(SHAPES), opts=OPTIONS)
 def test_crafted_positions_match_the_reference(seed, shape, opts):
-    env = five_hundred_rum_v0.raw_env(**shape, **opts)
+    env = five_hundred_rum_v1.raw_env(**shape, **opts)
     env.reset(seed=seed)
     rec = _craft(env, np.random.default_rng(seed))
     env.game.refresh_masks()
@@ -442,7 +442,7 @@ def test_chain_calls_match_the_reference(shape):
             "going_out": str(pick.choice(["any", "discard_required", "unplayable_discard"])),
             "deepest_card_new_meld": bool(pick.random() < 0.3),
         }
-        env = five_hundred_rum_v0.raw_env(**shape, **options)
+        env = five_hundred_rum_v1.raw_env(**shape, **options)
         lay = env.layout
         rules = Rules.of(env.config)
         env.reset(seed=seed)
@@ -474,7 +474,7 @@ def test_reference_callability_agrees_with_every_placement_sequence(seed, shape)
     """``meldable_from`` (one meld built up) against every sequence of placements of the
     pile cards above, on piles of up to 6 cards.
     """
-    env = five_hundred_rum_v0.raw_env(**shape)
+    env = five_hundred_rum_v1.raw_env(**shape)
     env.reset(seed=seed)
     rec = _chain_position(env, np.random.default_rng(seed))
     rules = Rules.of(env.config)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from reference_500 import reference_mask
 
-from rummy_env import five_hundred_rum_v0
+from rummy_env import five_hundred_rum_v1
 from rummy_env.core.cards import card_to_str, parse_cards
 from rummy_env.encodings import five_hundred_rum as E
 from rummy_env.render.text import meld_text
@@ -26,7 +26,7 @@ def deal(hands, upcard, stock=(), dealer=None, **options):
     """A raw env dealt from a stacked deck: ``hands[q]`` is seat q's hand, then the upcard,
     then the stock (its first card is drawn first). The last seat deals by default.
     """
-    env = five_hundred_rum_v0.raw_env(num_players=len(hands), **options)
+    env = five_hundred_rum_v1.raw_env(num_players=len(hands), **options)
     cfg = env.config
     dealer = len(hands) - 1 if dealer is None else dealer
     deck = rum_deck(hands, upcard, stock, num_decks=cfg.decks, jokers=cfg.jokers, dealer=dealer)
@@ -133,7 +133,7 @@ def hand_points(env) -> list[int]:
     ],
 )
 def test_cards_in_play_and_cards_dealt(options, deck_size, hand_size):
-    config = five_hundred_rum_v0.raw_env(**options).config
+    config = five_hundred_rum_v1.raw_env(**options).config
     assert (config.deck_size, config.hand_size) == (deck_size, hand_size)
     assert config.jokers == (0 if options.get("no_jokers") else 2 * (deck_size // 52))
 
@@ -149,7 +149,7 @@ def test_cards_in_play_and_cards_dealt(options, deck_size, hand_size):
     ],
 )
 def test_each_player_is_dealt_a_hand_then_the_upcard_then_the_stock(options):
-    env = five_hundred_rum_v0.raw_env(**options)
+    env = five_hundred_rum_v1.raw_env(**options)
     env.reset(seed=3)
     rec = env.state_record
     cfg = env.config
@@ -214,7 +214,7 @@ def test_no_jokers_variant_plays_52_cards():
 
 def test_dealt_one_at_a_time_starting_left_of_the_dealer():
     deck = list(range(52)) + [52, 52]  # unshuffled: Ac 2c ... Ks JK JK
-    env = five_hundred_rum_v0.raw_env(num_players=4)
+    env = five_hundred_rum_v1.raw_env(num_players=4)
     env.reset(options={"deck": deck, "dealer": 2})
     # seat 3 gets the 1st, 5th, ... card; seat 0 the 2nd, ...; the dealer (seat 2) the 4th, ...
     for q, first in ((3, 0), (0, 1), (1, 2), (2, 3)):
@@ -235,7 +235,7 @@ def test_rum_deck_refuses_a_card_dealt_twice():
 
 
 def test_two_players_get_13_cards_and_the_non_dealer_starts():
-    env = five_hundred_rum_v0.raw_env()
+    env = five_hundred_rum_v1.raw_env()
     env.reset(options={"deck": list(range(52)) + [52, 52], "dealer": 0})
     assert hand(env, 1) == sorted(card_to_str(c) for c in range(0, 26, 2))
     assert hand(env, 0) == sorted(card_to_str(c) for c in range(1, 26, 2))

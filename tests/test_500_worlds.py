@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from reference_500 import reference_mask
 from rum_helpers import all_cards, check_seeded_sampling, deck_counts, play_worlds_to_end
 
-from rummy_env import five_hundred_rum_v0
+from rummy_env import five_hundred_rum_v1
 from rummy_env.core.cards import parse_cards
 from rummy_env.encodings import five_hundred_rum as E
 from rummy_env.rules.five_hundred_rum import kernels as K
@@ -76,7 +76,7 @@ def _play(env, steps, rng):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), shape=st.sampled_from(SHAPES), steps=st.integers(0, 150))
 def test_sampled_worlds_never_contradict_the_observation(seed, shape, steps):
-    env = five_hundred_rum_v0.raw_env(**shape)
+    env = five_hundred_rum_v1.raw_env(**shape)
     env.reset(seed=seed)
     _play(env, steps, np.random.default_rng(seed))
     game, config, lay = env.game, env.config, env.layout
@@ -115,7 +115,7 @@ def test_sampled_worlds_never_contradict_the_observation(seed, shape, steps):
 
 
 def test_seeding_is_reproducible_and_worlds_differ():
-    env = five_hundred_rum_v0.raw_env(num_players=3)
+    env = five_hundred_rum_v1.raw_env(num_players=3)
     env.reset(seed=5)
     _play(env, 40, np.random.default_rng(5))
     check_seeded_sampling(env)
@@ -123,7 +123,7 @@ def test_seeding_is_reproducible_and_worlds_differ():
 
 @pytest.mark.parametrize("shape", [{"num_players": 2}, {"num_players": 4}, {"num_players": 6}])
 def test_worlds_can_be_played_to_the_end(shape):
-    env = five_hundred_rum_v0.raw_env(**shape)
+    env = five_hundred_rum_v1.raw_env(**shape)
     env.reset(seed=3)
     _play(env, 30, np.random.default_rng(3))
     worlds = env.game.sample_worlds(0, int(env.state_record["cur"]), 16, seed=0)
@@ -141,7 +141,7 @@ def _obliged(hidden: str = "6h 8h"):
         "2c 3d 5s 6c 8c 9s Qc Jd 4s Td 5c Ah 2h",
         known + " " + hidden,
     ]
-    env = five_hundred_rum_v0.raw_env(num_players=2)
+    env = five_hundred_rum_v1.raw_env(num_players=2)
     deck = rum_deck(hands, "3s", num_decks=1, jokers=2, dealer=1)
     env.reset(options={"deck": deck, "dealer": 1})
     rec = env.game.states[0]

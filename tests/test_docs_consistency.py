@@ -19,7 +19,7 @@ import re
 
 import pytest
 
-from rummy_env import five_hundred_rum_v0, gin_rummy_v0, rummy51_v0
+from rummy_env import five_hundred_rum_v1, gin_rummy_v0, rummy51_v1
 from rummy_env.rules.five_hundred_rum.config import FiveHundredRumConfig
 from rummy_env.rules.gin_rummy.config import GinRummyConfig
 from rummy_env.rules.rummy51.config import Rummy51Config
@@ -27,8 +27,8 @@ from rummy_env.testing.spec import spec_table
 
 GAMES = [
     pytest.param(gin_rummy_v0.__doc__, GinRummyConfig, id="gin_rummy"),
-    pytest.param(five_hundred_rum_v0.__doc__, FiveHundredRumConfig, id="five_hundred_rum"),
-    pytest.param(rummy51_v0.__doc__, Rummy51Config, id="rummy51"),
+    pytest.param(five_hundred_rum_v1.__doc__, FiveHundredRumConfig, id="five_hundred_rum"),
+    pytest.param(rummy51_v1.__doc__, Rummy51Config, id="rummy51"),
 ]
 
 # a number on its own: not part of a name (values_5_10_15, bonus_200, v0, 50th) or of a
@@ -124,6 +124,6 @@ def test_the_check_catches_a_divisor_that_drifted():
     # the drift this file was written for: 500 Rum's config said normalized hand rewards are
     # divided by 200 while the spec (and the code) divide by 100
     drifted = '``"raw"`` points or ``"normalized"`` (hand: / 200 clipped; game: +1/-1 placing).'
-    spec = spec_statements(five_hundred_rum_v0.__doc__, "reward")
+    spec = spec_statements(five_hundred_rum_v1.__doc__, "reward")
     assert unstated_numbers(drifted, spec) == {"200"}
     assert not unstated_numbers(drifted.replace("200", "100"), spec)

@@ -23,15 +23,15 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as npst
 
 import rummy_env
-from rummy_env import five_hundred_rum_v0, gin_rummy_v0, rummy51_v0
+from rummy_env import five_hundred_rum_v1, gin_rummy_v0, rummy51_v1
 from rummy_env.core.cards import card_to_str
 from rummy_env.core.validate import is_int
 from rummy_env.encodings import gin_rummy as gin_enc
 
 MODULES = {
     "gin_rummy": gin_rummy_v0,
-    "five_hundred_rum": five_hundred_rum_v0,
-    "rummy51": rummy51_v0,
+    "five_hundred_rum": five_hundred_rum_v1,
+    "rummy51": rummy51_v1,
 }
 GAMES = list(MODULES)
 MAX_EXAMPLES = 100  # per entry point and game: 10 entry points x 3 games x 100 = 3,000 cases

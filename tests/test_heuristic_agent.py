@@ -15,8 +15,8 @@ from agents.random_agent import RandomAgent
 GAMES = ("gin_rummy", "five_hundred_rum", "rummy51")
 ENVS = {
     "gin_rummy": rummy_env.gin_rummy_v0,
-    "five_hundred_rum": rummy_env.five_hundred_rum_v0,
-    "rummy51": rummy_env.rummy51_v0,
+    "five_hundred_rum": rummy_env.five_hundred_rum_v1,
+    "rummy51": rummy_env.rummy51_v1,
 }
 
 
@@ -62,7 +62,7 @@ def test_batched_moves_are_legal(game: str) -> None:
 
 
 def test_errors() -> None:
-    env = rummy_env.rummy51_v0.raw_env()
+    env = rummy_env.rummy51_v1.raw_env()
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     agent = HeuristicAgent(seed=0)

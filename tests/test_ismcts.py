@@ -246,9 +246,9 @@ JOKER_GAMES = [
 
 
 def _joker_env(game: str, options: dict):
-    from rummy_env import five_hundred_rum_v0, rummy51_v0
+    from rummy_env import five_hundred_rum_v1, rummy51_v1
 
-    module = five_hundred_rum_v0 if game == "five_hundred_rum" else rummy51_v0
+    module = five_hundred_rum_v1 if game == "five_hundred_rum" else rummy51_v1
     return module.raw_env(**options)
 
 
@@ -355,12 +355,12 @@ def test_anchor_by_registry_name() -> None:
 def test_root_leaves_melding_to_an_anchor_that_holds_its_melds() -> None:
     """When the anchor declines to meld now (``hold_melds``), the root compares discards
     only; without the hold the anchor's meld is played without a search."""
-    from rummy_env import rummy51_v0
+    from rummy_env import rummy51_v1
     from rummy_env.testing import rum_deck
 
     loose = "2c 4d 6h 8s Tc Qd 3s 5c 7d 9h Jc Kh 2h"
     p0 = "Ks Kh Kd 9c Tc Jc 2c 3c 4c Qs Qh Qd 5h"
-    env = rummy51_v0.raw_env()
+    env = rummy51_v1.raw_env()
     deck = rum_deck([p0, loose], "4s", "2s 3s 6d", num_decks=2, jokers=4, dealer=1)
     env.reset(options={"deck": deck, "dealer": 1})
     lay = env.layout

@@ -411,13 +411,13 @@ def test_take_plane_scores_each_pile_depth_as_greedy_does() -> None:
     """``joker_cards_takes`` (500 Rum): what taking the pile to each depth adds to the free
     arrangement, less the points of the taken cards left in hand; -1 where the deepest card
     taken melds with nothing."""
-    from rummy_env import five_hundred_rum_v0
+    from rummy_env import five_hundred_rum_v1
     from rummy_env.encodings import five_hundred_rum as E500
     from rummy_env.testing import rum_deck
 
     hero = "Kd Kh 4c 7c 9d 5h Jh 3s 6s 8s Ts Qc Qd"
     loose = "Ac 3c 5c 9c Jc 2d 6d 8d Td 4h 2s 7s 9s"
-    env = five_hundred_rum_v0.raw_env(num_players=2)
+    env = five_hundred_rum_v1.raw_env(num_players=2)
     env.reset(options={"deck": rum_deck([hero, loose], "Kc", ["2c", "3h"], dealer=1), "dealer": 1})
     lay = env.layout
     names = {lay.action_name(a): a for a in range(lay.num_actions)}
@@ -489,11 +489,11 @@ def test_discard_planes_mark_greedys_discards_on_played_positions() -> None:
     aligned with the DISCARD actions of naturals."""
     from agents.base import SeatView
     from agents.rum_greedy import FiveHundredGreedyAgent
-    from rummy_env import five_hundred_rum_v0
+    from rummy_env import five_hundred_rum_v1
 
     plain = held = held_top = 0
     for seed in range(20):
-        env = five_hundred_rum_v0.raw_env(num_players=2)
+        env = five_hundred_rum_v1.raw_env(num_players=2)
         env.reset(seed=seed)
         lay = env.layout
         hold = seed % 2 == 1
@@ -540,14 +540,14 @@ def test_planner_plane_marks_greedys_melds_of_most_points() -> None:
     (most points melded, lay-offs counted) - where the going-out plane may mark other melds
     that leave as few cards - and in every phase a one-hot of the fewest cards an opponent
     holds. The plane is gated onto the MELD actions."""
-    from rummy_env import five_hundred_rum_v0
+    from rummy_env import five_hundred_rum_v1
     from rummy_env.core.jmelds import TPL_KIND
     from rummy_env.testing import rum_deck
 
     # one joker, two places for it: Ad JK 3d 4d (23 points) or 7s JK 9s + Ts (41 points)
     hero = "Ad 3d 4d 7s 9s Ts JK 2c 6c 9c Qc 5h Kh"
     other = "3c 4c 7c Jc 2d 5d 6d 8d Td 2h 4h 6h 8h"
-    env = five_hundred_rum_v0.raw_env(num_players=2)
+    env = five_hundred_rum_v1.raw_env(num_players=2)
     env.reset(options={"deck": rum_deck([hero, other], "Kc", ["Jd"], dealer=1), "dealer": 1})
     lay = env.layout
     names = {lay.action_name(a): a for a in range(lay.num_actions)}

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rummy_env
-from rummy_env import five_hundred_rum_v0, gin_rummy_v0, rummy51_v0
+from rummy_env import five_hundred_rum_v1, gin_rummy_v0, rummy51_v1
 from rummy_env.encodings import gin_rummy as GE
 from rummy_env.testing import gin_deck, rum_deck
 
@@ -42,7 +42,7 @@ GAMES: dict[str, tuple[Any, list[dict[str, Any]]]] = {
         ],
     ),
     "five_hundred_rum": (
-        five_hundred_rum_v0,
+        five_hundred_rum_v1,
         [
             {},
             {"num_players": 3},
@@ -54,7 +54,7 @@ GAMES: dict[str, tuple[Any, list[dict[str, Any]]]] = {
         ],
     ),
     "rummy51": (
-        rummy51_v0,
+        rummy51_v1,
         [
             {},
             {"num_players": 3},
@@ -251,7 +251,7 @@ def test_known_cards_do_not_reveal_a_hidden_copy():
             "2c 3d 5s 6c 8c 9s Qc Jd 4s Td 5c Ah 2h",
             f"Ks Kd Jh Qh 3h 3c 5d 7s 9c 2d 4h 6s {second}",
         ]
-        env = rummy51_v0.raw_env()
+        env = rummy51_v1.raw_env()
         env.reset(options={"deck": rum_deck(hands, "7h", "Qs 9h", 2, 4, 0), "dealer": 0})
         assert env.agent_selection == "player_1"
         env.step(lay.take_discard)  # player_1 takes the 7h (publicly)

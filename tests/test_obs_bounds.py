@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rummy_env
-from rummy_env import five_hundred_rum_v0, gin_rummy_v0, rummy51_v0
+from rummy_env import five_hundred_rum_v1, gin_rummy_v0, rummy51_v1
 
 GIN = st.fixed_dictionaries(
     {},
@@ -49,8 +49,8 @@ RUMMY51 = st.fixed_dictionaries(
 )
 GAMES = {
     "gin_rummy": (gin_rummy_v0, GIN),
-    "five_hundred_rum": (five_hundred_rum_v0, FIVE_HUNDRED),
-    "rummy51": (rummy51_v0, RUMMY51),
+    "five_hundred_rum": (five_hundred_rum_v1, FIVE_HUNDRED),
+    "rummy51": (rummy51_v1, RUMMY51),
 }
 
 

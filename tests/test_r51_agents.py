@@ -17,7 +17,7 @@ from agents.base import SeatView
 from agents.r51_greedy import Rummy51GreedyAgent, links, near
 from agents.random_agent import RandomAgent
 from agents.rum_greedy import FiveHundredGreedyAgent
-from rummy_env import rummy51_v0
+from rummy_env import rummy51_v1
 from rummy_env.cli import main
 from rummy_env.core.cards import parse_cards
 from rummy_env.envs.five_hundred_rum import meld_text
@@ -29,7 +29,7 @@ LOOSE = "2c 4d 6h 8s Tc Qd 3s 5c 7d 9h Jc Kh 2h"
 
 def deal(hands, upcard="4s", stock=(), dealer=None, **options):
     """A raw env dealt from a stacked deck (the last seat deals, so player_0 acts first)."""
-    env = rummy51_v0.raw_env(num_players=len(hands), **options)
+    env = rummy51_v1.raw_env(num_players=len(hands), **options)
     dealer = len(hands) - 1 if dealer is None else dealer
     deck = rum_deck(hands, upcard, stock, num_decks=2, jokers=4, dealer=dealer)
     env.reset(options={"deck": deck, "dealer": dealer})
@@ -125,7 +125,7 @@ def test_greedy_only_chooses_masked_actions_and_follows_its_rules_over_random_op
     seen = {"open": 0, "retrieve": 0, "build": 0}
     for g in range(24):
         opts = random_options(rng)
-        env = rummy51_v0.raw_env(**opts)
+        env = rummy51_v1.raw_env(**opts)
         lay = env.layout
         env.reset(seed=g)
         p = opts["num_players"]
@@ -159,7 +159,7 @@ def test_greedy_only_chooses_masked_actions_and_follows_its_rules_over_random_op
 
 @pytest.mark.parametrize("players", [2, 6])
 def test_greedy_without_a_view_infers_the_layout(players):
-    env = rummy51_v0.raw_env(num_players=players)
+    env = rummy51_v1.raw_env(num_players=players)
     env.reset(seed=3)
     agent = Rummy51GreedyAgent(seed=0)
     for _ in range(60):
@@ -174,7 +174,7 @@ def test_greedy_without_a_view_infers_the_layout(players):
 
 def test_greedy_is_deterministic_given_a_seed():
     def game(seed: int) -> tuple[list[int], list[int]]:
-        env = rummy51_v0.raw_env(num_players=3)
+        env = rummy51_v1.raw_env(num_players=3)
         env.reset(seed=11)
         agents = {n: Rummy51GreedyAgent(seed=seed + i) for i, n in enumerate(env.agents)}
         out = []
@@ -191,7 +191,7 @@ def test_greedy_is_deterministic_given_a_seed():
 
 
 def test_greedy_beats_random_in_hands():
-    env = rummy51_v0.raw_env()
+    env = rummy51_v1.raw_env()
     wins = 0
     for k in range(6):
         agents = [Rummy51GreedyAgent(seed=k), RandomAgent(seed=k)]
@@ -557,7 +557,7 @@ def test_belief_worlds_keep_the_seat_information_and_favour_consistent_opponents
     from agents.ismcts import r51_belief_worlds
 
     rng = np.random.default_rng(0)
-    env = rummy51_v0.raw_env()
+    env = rummy51_v1.raw_env()
     env.reset(seed=5)
     agents = [Rummy51GreedyAgent(seed=0), Rummy51GreedyAgent(seed=1)]
     checked = 0

@@ -7,7 +7,7 @@ import pettingzoo
 import pytest
 
 import rummy_env
-from rummy_env import rummy51_v0
+from rummy_env import rummy51_v1
 from rummy_env.testing import check_aec_env
 
 CONFIGS = [
@@ -27,11 +27,11 @@ CONFIGS = [
     "options", CONFIGS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default"
 )
 def test_pettingzoo_api_seed_and_contract(options):
-    check_aec_env(lambda: rummy51_v0.env(**options), num_cycles=150, episodes=2)
+    check_aec_env(lambda: rummy51_v1.env(**options), num_cycles=150, episodes=2)
 
 
 def test_registered_and_renders():
-    env = pettingzoo.make("aec", "rummy/rummy51-v0", num_players=3, render_mode="ansi")
+    env = pettingzoo.make("aec", "rummy/rummy51-v1", num_players=3, render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
     assert "player_2" in text and "discard pile" in text and "not opened" in text
@@ -51,7 +51,7 @@ def test_batch_of_n_equals_n_single_games(options):
     n, seed = 4, 77
     venv = rummy_env.make_vec("rummy51", n, seed=seed, **options)
     obs, info = venv.reset()
-    envs = [rummy51_v0.raw_env(**options) for _ in range(n)]
+    envs = [rummy51_v1.raw_env(**options) for _ in range(n)]
     for i, e in enumerate(envs):
         e.reset(seed=seed + i)
     rngs = [np.random.default_rng(i) for i in range(n)]

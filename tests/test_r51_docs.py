@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from rummy_env import rummy51_v0
+from rummy_env import rummy51_v1
 from rummy_env.encodings.rummy51 import Layout
 from rummy_env.rules.rummy51.config import Rummy51Config
 from rummy_env.testing.spec import spec_sections, spec_table
 
-DOC = rummy51_v0.__doc__
+DOC = rummy51_v1.__doc__
 
 
 def test_sections_in_pettingzoo_order():

@@ -23,7 +23,7 @@ from reference_500 import card_at, is_valid_meld, meld_cards, table_of
 from reference_r51 import penalty, reference_mask
 from rum_helpers import all_cards, hidden_shuffle
 
-from rummy_env import rummy51_v0
+from rummy_env import rummy51_v1
 from rummy_env.encodings import rummy51 as E
 from rummy_env.rules.rummy51 import kernels as K
 
@@ -72,7 +72,7 @@ def _expected_rewards(pen, winner, out, config):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), opts=OPTIONS, meld_bias=st.sampled_from([0.3, 0.9]))
 def test_random_games_match_the_reference_and_keep_every_invariant(seed, opts, meld_bias):
-    env = rummy51_v0.raw_env(**opts)
+    env = rummy51_v1.raw_env(**opts)
     config = env.config
     lay = env.layout
     n_p = config.num_players
@@ -245,7 +245,7 @@ def _craft(env, rng):
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), opts=OPTIONS)
 def test_crafted_positions_match_the_reference(seed, opts):
-    env = rummy51_v0.raw_env(**opts)
+    env = rummy51_v1.raw_env(**opts)
     env.reset(seed=seed)
     rec = _craft(env, np.random.default_rng(seed))
     env.game.refresh_masks()

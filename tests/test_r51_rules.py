@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from reference_r51 import reference_mask
 
-from rummy_env import rummy51_v0
+from rummy_env import rummy51_v1
 from rummy_env.core.cards import parse_cards
 from rummy_env.encodings import rummy51 as E
 from rummy_env.render.text import meld_text
@@ -23,7 +23,7 @@ LOOSE = "2c 4d 6h 8s Tc Qd 3s 5c 7d 9h Jc Kh 2h"
 
 def deal(hands, upcard="4s", stock=(), dealer=None, **options):
     """A raw env dealt from a stacked deck (the last seat deals by default)."""
-    env = rummy51_v0.raw_env(num_players=len(hands), **options)
+    env = rummy51_v1.raw_env(num_players=len(hands), **options)
     dealer = len(hands) - 1 if dealer is None else dealer
     deck = rum_deck(hands, upcard, stock, num_decks=2, jokers=4, dealer=dealer)
     env.reset(options={"deck": deck, "dealer": dealer})
@@ -70,7 +70,7 @@ def kinds(names: set[str], prefix: str) -> set[str]:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_deal_two_decks_four_jokers_thirteen_each_and_the_upcard(players):
-    env = rummy51_v0.raw_env(num_players=players)
+    env = rummy51_v1.raw_env(num_players=players)
     env.reset(seed=players)
     rec = env.state_record
     assert sorted(int(x) for x in rec["deck"]) == sorted(list(range(52)) * 2 + [52] * 4)
@@ -491,7 +491,7 @@ def test_variant_discard_draw_requires_opening():
 )
 def test_bad_options_raise_naming_the_problem(options, match):
     with pytest.raises(ValueError, match=match):
-        rummy51_v0.raw_env(**options)
+        rummy51_v1.raw_env(**options)
 
 
 def test_illegal_actions_raise_with_the_action_name_and_the_reason():
@@ -508,7 +508,7 @@ def test_illegal_actions_raise_with_the_action_name_and_the_reason():
 
 
 def test_malformed_stacked_decks_are_rejected():
-    env = rummy51_v0.raw_env()
+    env = rummy51_v1.raw_env()
     with pytest.raises(ValueError):
         env.reset(options={"deck": list(range(52))})
     with pytest.raises(ValueError):

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from reference_r51 import reference_mask
 from rum_helpers import all_cards, check_seeded_sampling, play_worlds_to_end
 
-from rummy_env import rummy51_v0
+from rummy_env import rummy51_v1
 from rummy_env.testing import rum_deck
 
 DECK = Counter({c: 2 for c in range(52)} | {52: 4})
@@ -65,7 +65,7 @@ def _play(env, steps, rng):
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), shape=st.sampled_from(SHAPES), steps=st.integers(0, 250))
 def test_sampled_worlds_never_contradict_the_observation(seed, shape, steps):
-    env = rummy51_v0.raw_env(**shape)
+    env = rummy51_v1.raw_env(**shape)
     env.reset(seed=seed)
     _play(env, steps, np.random.default_rng(seed))
     game, config = env.game, env.config
@@ -105,7 +105,7 @@ def test_sampled_worlds_never_contradict_the_observation(seed, shape, steps):
 
 
 def test_seeding_is_reproducible_and_worlds_differ():
-    env = rummy51_v0.raw_env(num_players=3)
+    env = rummy51_v1.raw_env(num_players=3)
     env.reset(seed=5)
     _play(env, 40, np.random.default_rng(5))
     check_seeded_sampling(env)
@@ -113,7 +113,7 @@ def test_seeding_is_reproducible_and_worlds_differ():
 
 @pytest.mark.parametrize("shape", [{"num_players": 2}, {"num_players": 4}, {"num_players": 6}])
 def test_worlds_can_be_played_to_the_end(shape):
-    env = rummy51_v0.raw_env(**shape)
+    env = rummy51_v1.raw_env(**shape)
     env.reset(seed=3)
     _play(env, 30, np.random.default_rng(3))
     worlds = env.sample_worlds(env.agent_selection, 16, seed=0)
@@ -130,7 +130,7 @@ def _obliged(opening: str = "Ks Kd Jh Qh Kh"):
         "2c 3d 5s 6c 8c 9s Qc Jd 4s Td 5c Ah 2h",
         opening + " 3c 5d 7s 9c 2d 4h 6s 8d",
     ]
-    env = rummy51_v0.raw_env(num_players=2, discard_draw_requires_opening=True)
+    env = rummy51_v1.raw_env(num_players=2, discard_draw_requires_opening=True)
     deck = rum_deck(hands, "Kc", num_decks=2, jokers=4, dealer=0)
     env.reset(options={"deck": deck, "dealer": 0})
     assert env.agent_selection == "player_1"

@@ -11,7 +11,7 @@ from agents.arena.play import play_game
 from agents.base import SeatView
 from agents.random_agent import RandomAgent
 from agents.rum_greedy import FiveHundredGreedyAgent, MeldPlanner, table_melds
-from rummy_env import five_hundred_rum_v0
+from rummy_env import five_hundred_rum_v1
 from rummy_env.cli import main
 from rummy_env.core.cards import parse_cards
 from rummy_env.encodings import five_hundred_rum as E
@@ -22,7 +22,7 @@ def deal(hands, upcard, stock=(), dealer=None, **options):
     """A raw env dealt from a stacked deck (``hands[q]`` is seat q's hand; the last seat deals,
     so player_0 acts first).
     """
-    env = five_hundred_rum_v0.raw_env(num_players=len(hands), **options)
+    env = five_hundred_rum_v1.raw_env(num_players=len(hands), **options)
     cfg = env.config
     dealer = len(hands) - 1 if dealer is None else dealer
     deck = rum_deck(hands, upcard, stock, num_decks=cfg.decks, jokers=cfg.jokers, dealer=dealer)
@@ -84,7 +84,7 @@ def test_greedy_only_chooses_masked_actions_over_random_rules():
     rng = np.random.default_rng(2024)
     for g in range(40):
         opts = random_options(rng)
-        env = five_hundred_rum_v0.raw_env(**opts)
+        env = five_hundred_rum_v1.raw_env(**opts)
         p = opts["num_players"]
         # greedy in most seats, a random player in one so the tables vary
         agents = [FiveHundredGreedyAgent(seed=g * 10 + q) for q in range(p)]
@@ -95,7 +95,7 @@ def test_greedy_only_chooses_masked_actions_over_random_rules():
 
 
 def test_greedy_plays_whole_500_point_games():
-    env = five_hundred_rum_v0.raw_env(episode="game", must_go_out_to_win=True)
+    env = five_hundred_rum_v1.raw_env(episode="game", must_go_out_to_win=True)
     agents = [FiveHundredGreedyAgent(seed=1), FiveHundredGreedyAgent(seed=2)]
     rec = play_game(env, agents, seed=5, max_decisions=20000)
     assert not rec["truncated"] and rec["hands"] >= 2
@@ -104,7 +104,7 @@ def test_greedy_plays_whole_500_point_games():
 
 def test_greedy_without_a_view_infers_the_layout():
     for p in (2, 5):
-        env = five_hundred_rum_v0.raw_env(num_players=p)
+        env = five_hundred_rum_v1.raw_env(num_players=p)
         env.reset(seed=3)
         agent = FiveHundredGreedyAgent(seed=0)
         for _ in range(60):
@@ -119,7 +119,7 @@ def test_greedy_without_a_view_infers_the_layout():
 
 def test_greedy_is_deterministic_given_a_seed():
     def actions(seed: int) -> tuple[list[int], list[float]]:
-        env = five_hundred_rum_v0.raw_env(num_players=3)
+        env = five_hundred_rum_v1.raw_env(num_players=3)
         env.reset(seed=11)
         agents = {n: FiveHundredGreedyAgent(seed=seed + i) for i, n in enumerate(env.agents)}
         out = []
@@ -279,7 +279,7 @@ def test_hold_melds_only_chooses_masked_actions_over_random_rules():
     rng = np.random.default_rng(77)
     for g in range(15):
         opts = random_options(rng)
-        env = five_hundred_rum_v0.raw_env(**opts)
+        env = five_hundred_rum_v1.raw_env(**opts)
         p = opts["num_players"]
         agents = [FiveHundredGreedyAgent(seed=g * 10 + q, hold_melds=q % 4) for q in range(p)]
         rec = play_game(env, agents, seed=g, max_decisions=5000)

@@ -245,11 +245,11 @@ def test_ppo_selfplay_compiled_heuristic(tmp_path) -> None:
     assert progress[0]["update"] == "0" and int(progress[-1]["eval_games"]) == 4
     # the saved player computes the going-out features again from each observation
     from agents.ppo_agent import PPOAgent
-    from rummy_env import rummy51_v0
+    from rummy_env import rummy51_v1
 
     agent = PPOAgent(checkpoint=str(out / "agent.pt"))
     assert agent.features == "joker_cards_out"
-    env = rummy51_v0.env()
+    env = rummy51_v1.env()
     _plays_legally(agent, env, seed=3, steps=200)
     # --init-agent: cloning goes on from the saved player, which plays from the first round
     more = ["--game", "rummy51", "--num-envs", "16", "--num-steps", "8", "--total-steps", "128",
@@ -400,7 +400,7 @@ def test_ppo_selfplay_500_rum_with_meld_take_and_discard_planes(tmp_path) -> Non
     two on DISCARD and greedy's planned melds on MELD), and its saved player never picks a
     masked action."""
     from agents.ppo_agent import PPOAgent
-    from rummy_env import five_hundred_rum_v0
+    from rummy_env import five_hundred_rum_v1
 
     out = tmp_path / "takes"
     _run("experiments/ppo_selfplay.py", "--game", "five_hundred_rum", "--num-envs", "16",
@@ -411,7 +411,7 @@ def test_ppo_selfplay_500_rum_with_meld_take_and_discard_planes(tmp_path) -> Non
     agent = PPOAgent(checkpoint=str(out / "agent.pt"))
     assert agent.features == "joker_cards_planner"
     assert [p[2] for p in agent.policy.meld_planes] == [685, 54, 52, 52, 685]
-    env = five_hundred_rum_v0.env()
+    env = five_hundred_rum_v1.env()
     _plays_legally(agent, env, seed=3, steps=300)
 
 

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import rummy_env
-from rummy_env import five_hundred_rum_v0, gin_rummy_v0, rummy51_v0
+from rummy_env import five_hundred_rum_v1, gin_rummy_v0, rummy51_v1
 from rummy_env.core.cards import cards_to_counts, validate_deck
 from rummy_env.core.validate import MAX_GAMES, ArgumentTypeError
 
-MODULES = [gin_rummy_v0, five_hundred_rum_v0, rummy51_v0]
+MODULES = [gin_rummy_v0, five_hundred_rum_v1, rummy51_v1]
 NAMES = ["gin_rummy", "five_hundred_rum", "rummy51"]
 
 
@@ -157,7 +157,7 @@ def test_make_vec_name_must_be_a_game_name():
         rummy_env.make_vec(["gin_rummy"], 2)
 
 
-@pytest.mark.parametrize("mod,jokers", [(five_hundred_rum_v0, 2), (rummy51_v0, 4)])
+@pytest.mark.parametrize("mod,jokers", [(five_hundred_rum_v1, 2), (rummy51_v1, 4)])
 def test_either_joker_id_stacks_the_same_deal(mod, jokers):
     env = mod.raw_env()
     full = [int(c) for c in env.game.deck]
@@ -175,7 +175,7 @@ def test_either_joker_id_stacks_the_same_deal(mod, jokers):
 
 
 def test_deck_errors_say_what_was_expected():
-    expected = rummy51_v0.raw_env().game.deck
+    expected = rummy51_v1.raw_env().game.deck
     with pytest.raises(ValueError, match="108 cards: each of the 52 natural cards twice and 4"):
         validate_deck(list(range(52)), expected)
     with pytest.raises(TypeError, match=r"deck\[3\] must be a card id"):

@@ -23,12 +23,12 @@ What is duplicated exactly:
 from __future__ import annotations
 
 import hashlib
-import importlib
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+import rummy_env
 from agents.base import SeatView
 
 OUTCOME_UNKNOWN = "unknown"
@@ -36,12 +36,10 @@ OUTCOME_TRUNCATED = "truncated"
 
 
 def make_env(game: str, options: dict[str, Any]) -> Any:
-    """The raw AEC env of a game (``rummy_env.<game>_v0.raw_env(**options)``)."""
-    try:
-        mod = importlib.import_module(f"rummy_env.{game}_v0")
-    except ImportError:
-        raise ValueError(f"unknown game {game!r} (no module rummy_env.{game}_v0)") from None
-    return mod.raw_env(**options)
+    """The raw AEC env of a game (``rummy_env.ENV_MODULES[game].raw_env(**options)``)."""
+    if game not in rummy_env.ENV_MODULES:
+        raise ValueError(f"unknown game {game!r}; known: {sorted(rummy_env.ENV_MODULES)}")
+    return rummy_env.ENV_MODULES[game].raw_env(**options)
 
 
 def deal_fingerprint(env: Any) -> tuple[str, int]:

@@ -34,7 +34,7 @@ class ArenaSpec:
     """What to play.
 
     Attributes:
-        game: game name (``rummy_env.<game>_v0``).
+        game: game name (a key of ``rummy_env.ENV_MODULES``).
         agents: agent names (registry names or ``module:Class``), at least two, distinct.
         deals: duplicate deals per pair (each deal is two games).
         seed: base seed.

@@ -1,4 +1,4 @@
-"""500 Rum action table and observation pieces (the versioned contract of five_hundred_rum_v0).
+"""500 Rum action table and observation pieces (the versioned contract of five_hundred_rum_v1).
 
 Sizes follow the config: ``D`` cards in play (54, 52, 108 or 104), ``M = D // 3`` table meld
 slots, ``P`` players. Card types: 0..51 naturals, 52 the joker.

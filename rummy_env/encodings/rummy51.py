@@ -1,4 +1,4 @@
-"""Rummy 51 action table and observation pieces (the versioned contract of rummy51_v0).
+"""Rummy 51 action table and observation pieces (the versioned contract of rummy51_v1).
 
 108 cards (two decks, four jokers), ``M = 36`` table meld slots, ``P`` players. Card types:
 0..51 naturals, 52 the joker.

@@ -1,8 +1,8 @@
 """500 Rum (RULES.md §2): 2-8 players, jokers, deep discard draws, "Rummy!" calls.
 
-| Import             | ``from rummy_env import five_hundred_rum_v0``                 |
+| Import             | ``from rummy_env import five_hundred_rum_v1``                 |
 |--------------------|---------------------------------------------------------------|
-| Registered id      | ``rummy/five_hundred_rum-v0``                                 |
+| Registered id      | ``rummy/five_hundred_rum-v1``                                 |
 | Actions            | Discrete(n), n = 1 + D + 685 + 54 M + 53 + 1 (1766 for 2-4 players) |
 | Agents             | ``player_0`` .. ``player_{P-1}``                              |
 | Observation        | flat float32 from named pieces (``Layout.pieces``)            |
@@ -82,6 +82,12 @@ are seat-relative (index 0 = observer, 1 = the next player clockwise, ...). Name
 | obligation    | 53       | the card type that must still be melded this turn              |
 | taken_single  | 53       | the single top discard taken this turn (not discardable)       |
 
+``known`` counts the copies a player took from the pile less the copies of that card it has
+played since, whichever copy went: it never depends on copies nobody saw. Every piece lies in
+``[0, 1]`` except ``hand``, ``pile_counts`` and ``known`` (up to the most copies of a card
+type, halved), ``hand_sizes`` (up to D/13), ``melded_points`` (unbounded above) and ``scores``
+(unbounded, negative totals included); the observation space declares exactly these bounds.
+
 ## Actions
 
 | action             | ids          | meaning                                               |
@@ -129,7 +135,9 @@ only the player who went out, with ``target``). ``max_steps`` truncates.
 
 - v0: initial release.
 - v1: a pile card is "Rummy!"-callable through a chain of lay-offs of the pile cards above it
-  (RULES.md §2.5 Decision).
+  (RULES.md §2.5 Decision); the ``known`` piece no longer depends on hidden copies (a player who
+  played a copy of a card it took stayed "known" to hold it when it held another, hidden, copy);
+  the observation space declares each piece's bounds (``scores`` may be negative).
 """
 
 from __future__ import annotations
@@ -156,7 +164,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
 
     metadata = {
         "render_modes": ["ansi", "human"],
-        "name": "five_hundred_rum_v0",
+        "name": "five_hundred_rum_v1",
         "is_parallelizable": False,
         "render_fps": 1,
     }

@@ -1,8 +1,8 @@
 """Rummy 51 (RULES.md §3): 2-6 players, two decks and four jokers, the 51-point opening.
 
-| Import             | ``from rummy_env import rummy51_v0``                          |
+| Import             | ``from rummy_env import rummy51_v1``                          |
 |--------------------|---------------------------------------------------------------|
-| Registered id      | ``rummy/rummy51-v0``                                          |
+| Registered id      | ``rummy/rummy51-v1``                                          |
 | Actions            | Discrete(3188)                                                |
 | Agents             | ``player_0`` .. ``player_{P-1}``                              |
 | Observation        | flat float32 from named pieces (``Layout.pieces``)            |
@@ -144,10 +144,10 @@ stay in); the last player left wins. ``max_steps`` truncates.
 
 ## Version history
 
+- v0: initial release.
 - v1: the ``known`` piece no longer depends on hidden copies (a player who played a copy of a
   card it took stayed "known" to hold it when it held another, hidden, copy); the observation
   space declares each piece's bounds.
-- v0: initial release.
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
 
     metadata = {
         "render_modes": ["ansi", "human"],
-        "name": "rummy51_v0",
+        "name": "rummy51_v1",
         "is_parallelizable": False,
         "render_fps": 1,
     }

@@ -12,7 +12,6 @@ box; :func:`make_sb3_vec_env` builds the vectorised form (many games per SB3 ste
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -75,7 +74,11 @@ class RummySingleAgentEnv(gym.Env):
     ) -> None:
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}")
-        mod = importlib.import_module(f"rummy_env.{game}_v0")
+        from rummy_env import ENV_MODULES
+
+        if game not in ENV_MODULES:
+            raise ValueError(f"game must be one of {sorted(ENV_MODULES)}, got {game!r}")
+        mod = ENV_MODULES[game]
         self.game = game
         self.aec = mod.raw_env(render_mode=render_mode, **options)
         self.render_mode = render_mode
