@@ -52,7 +52,8 @@ Every argument is checked before anything changes: ``seed`` is None or an intege
 the game, its random stream and the agents as they were. ``step`` takes a Python or numpy integer
 (``None`` for a finished agent, as in PettingZoo); ``observe``, ``action_space``,
 ``observation_space`` and ``sample_worlds`` take a name in ``possible_agents``; ``bool`` is never
-an integer. ``step`` and ``observe`` before the first ``reset`` raise ``RuntimeError``.
+an integer. ``step`` and ``observe`` before the first ``reset`` raise ``RuntimeError``
+(also a ``ValueError``).
 
 ## Observation
 
