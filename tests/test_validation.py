@@ -180,6 +180,12 @@ def test_deck_errors_say_what_was_expected():
         validate_deck(list(range(52)), expected)
     with pytest.raises(TypeError, match=r"deck\[3\] must be a card id"):
         validate_deck([0, 1, 2, 0.5], expected)
+    # unreadable text names the argument and the entry (found by the fuzz test: deck "1")
+    with pytest.raises(ValueError, match=r"deck\[0\]: cannot read card '1'"):
+        validate_deck("1", expected)
+    env = rummy51_v1.raw_env()
+    with pytest.raises(ValueError, match=r"options\['deck'\]\[1\]: cannot read card 'Zz'"):
+        env.reset(options={"deck": ["As", "Zz"]})
 
 
 def test_joker_card_types_fold_both_ids():

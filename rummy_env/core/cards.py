@@ -92,7 +92,10 @@ def parse_cards(cards: str | Iterable[int | str], name: str = "cards") -> list[i
     out: list[int] = []
     for k, c in enumerate(items):
         if isinstance(c, str):
-            out.append(str_to_card(c))
+            try:
+                out.append(str_to_card(c))
+            except ValueError as e:
+                raise ValueError(f"{name}[{k}]: {e}") from None
         elif is_int(c):
             ci = int(c)
             if not 0 <= ci < NUM_CARD_TYPES:
