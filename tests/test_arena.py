@@ -225,6 +225,22 @@ def test_cli_arena_smoke(tmp_path, capsys):
     assert len((out / "games.csv").read_text().strip().splitlines()) == 9
 
 
+def test_cli_arena_without_matplotlib_skips_only_the_heatmap(tmp_path, monkeypatch, capsys):
+    """A plain install (no plot extra) runs the README's arena command: every file but the PNG."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    out = tmp_path / "arena"
+    args = ["arena", "--agents", "random,simple", "--deals", "2", "--seed", "0"]
+    with pytest.warns(UserWarning, match="heatmap.png skipped: matplotlib"):
+        rc = main([*args, "--out", str(out), "--no-progress", "--bootstrap", "10"])
+    assert rc == 0
+    assert "| random | simple | 4 |" in capsys.readouterr().out
+    for name in ("games.csv", "pairs.csv", "ratings.csv", "summary.json", "table.md"):
+        assert (out / name).stat().st_size > 0
+    assert not (out / "heatmap.png").exists()
+
+
 def test_cli_arena_errors(capsys):
     assert main(["arena", "--agents", "random,nobody", "--deals", "1", "--out", "none"]) == 2
     assert "unknown agent" in capsys.readouterr().err

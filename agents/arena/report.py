@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import warnings
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -194,7 +195,8 @@ def _clean(x: Any) -> Any:
 
 def write_outputs(result: ArenaResult, out_dir: str | Path, png: bool = True) -> list[Path]:
     """Write ``games.csv``, ``pairs.csv``, ``ratings.csv``, ``summary.json``, ``table.md`` and
-    ``heatmap.png`` into ``out_dir`` (created). Returns the paths written.
+    ``heatmap.png`` into ``out_dir`` (created). Returns the paths written. Without matplotlib
+    (the ``plot`` extra) the heatmap is skipped with a warning.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -228,7 +230,15 @@ def write_outputs(result: ArenaResult, out_dir: str | Path, png: bool = True) ->
     p.write_text(markdown(result) + "\n")
     paths.append(p)
     if png:
-        paths.append(heatmap(result, out / "heatmap.png"))
+        try:
+            paths.append(heatmap(result, out / "heatmap.png"))
+        except ImportError:
+            # the picture is optional: a plain install has no matplotlib (the plot extra)
+            warnings.warn(
+                "heatmap.png skipped: matplotlib is not installed "
+                "(pip install -c constraints.txt -e '.[plot]')",
+                stacklevel=2,
+            )
     return paths
 
 
