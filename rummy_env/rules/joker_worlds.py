@@ -85,11 +85,12 @@ class JokerWorldsMixin:
         the stock still holds: only what the observation shows.
 
         Raises:
-            ValueError: if ``player`` is not a seat of the game.
+            TypeError: (``ArgumentTypeError``) for a game, player or ``n`` that is not an
+                integer, or a seed that is not None, an int or a numpy ``Generator``.
+            ValueError: for a game or player out of range, ``n < 1`` or a negative seed.
+            RuntimeError: if no deal in ``max_tries`` gives the player to act a legal move.
         """
         check_sample_worlds(self, i, player, n, seed)
-        if not 0 <= player < self.num_players:
-            raise ValueError(f"player must be in 0..{self.num_players - 1}, got {player!r}")
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         src = self.states[i]
         worlds = type(self)(self.config, n)
