@@ -1,0 +1,231 @@
+"""Recorded trajectories: proof that restructuring changes no behaviour.
+
+Each case plays fixed seeds through an AEC env (agents' moves included), a vector env (random
+legal actions) or the learned agents' input features, and reduces everything the user sees
+(observations, masks, rewards, terminations, infos, the agents' chosen actions, feature vectors)
+to per-step digests. ``tests/data/trajectories.json`` holds the digests recorded before a
+restructuring; ``tests/test_trajectories.py`` replays every case and compares.
+
+Re-record only for an intended behaviour change (and bump the env's ``_vN``)::
+
+    python tests/trajectories.py --write
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import rummy_env
+
+DATA = Path(__file__).parent / "data" / "trajectories.json"
+
+# Info keys renamed since the recording: new name -> recorded name.
+INFO_ALIASES: dict[str, str] = {}
+
+AEC_CASES: dict[str, tuple[str, dict[str, Any], list[str], list[int]]] = {
+    # name: (game, options, agent specs per seat, reset seeds)
+    "gin_default": ("gin_rummy", {}, ["planner", "random"], [0, 1, 2]),
+    "gin_simple_novice": ("gin_rummy", {}, ["simple", "novice"], [3, 4]),
+    "gin_oklahoma": ("gin_rummy", {"oklahoma": True}, ["simple_best", "planner"], [5, 6]),
+    "gin_match_manual": (
+        "gin_rummy",
+        {"episode": "match", "target": 60, "auto_meld": False},
+        ["random", "planner"],
+        [7],
+    ),
+    "gin_heuristic": ("gin_rummy", {}, ["heuristic", "simple"], [8]),
+    "rum_2p": ("five_hundred_rum", {}, ["greedy", "random"], [0, 1, 2]),
+    "rum_4p_game": (
+        "five_hundred_rum",
+        {"num_players": 4, "episode": "game", "target": 150},
+        ["greedy", "random", "greedy", "random"],
+        [3],
+    ),
+    "rum_3p_variants": (
+        "five_hundred_rum",
+        {"num_players": 3, "going_out": "floating", "must_meld_discard": True},
+        ["greedy", "greedy", "random"],
+        [4, 5],
+    ),
+    "rum_heuristic": ("five_hundred_rum", {}, ["heuristic", "greedy"], [6]),
+    "r51_2p": ("rummy51", {}, ["greedy", "random"], [0, 1, 2]),
+    "r51_4p_match": (
+        "rummy51",
+        {"num_players": 4, "episode": "match"},
+        ["greedy_plus", "greedy", "random", "greedy"],
+        [3],
+    ),
+    "r51_3p_plus": ("rummy51", {"num_players": 3}, ["greedy_plus", "greedy", "greedy_plus"], [4]),
+    "r51_heuristic": ("rummy51", {}, ["heuristic", "greedy"], [5]),
+    # Published checkpoints: their input features and network, move by move.
+    "gin_ppo": ("gin_rummy", {}, ["ppo@checkpoint=results/ppo_gin_rummy.pt", "simple"], [9]),
+    "rum_ppo": (
+        "five_hundred_rum",
+        {},
+        ["ppo@checkpoint=results/ppo_five_hundred_rum.pt", "greedy"],
+        [7],
+    ),
+    "r51_ppo": ("rummy51", {}, ["ppo@checkpoint=results/ppo_rummy51.pt", "greedy"], [6]),
+}
+
+VECTOR_CASES: dict[str, tuple[str, dict[str, Any], int, int]] = {
+    # name: (game, options, num_envs, steps)
+    "vec_gin": ("gin_rummy", {}, 16, 300),
+    "vec_gin_oklahoma_match": ("gin_rummy", {"oklahoma": True, "episode": "match"}, 8, 300),
+    "vec_rum_3p": ("five_hundred_rum", {"num_players": 3}, 16, 300),
+    "vec_r51_4p": ("rummy51", {"num_players": 4}, 16, 300),
+}
+
+MAX_DECISIONS = 3000
+
+
+def _h(*parts: Any) -> str:
+    m = hashlib.blake2b(digest_size=6)
+    for p in parts:
+        if isinstance(p, dict):
+            for k in sorted(p):
+                m.update(str(k).encode() + _h(p[k]).encode())
+        elif isinstance(p, np.ndarray):
+            m.update(str(p.dtype).encode() + str(p.shape).encode())
+            m.update(np.ascontiguousarray(p).tobytes())
+        else:
+            m.update(repr(p).encode())
+    return m.hexdigest()
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_plain(x) for x in v]
+    if isinstance(v, float):
+        return round(v, 6)
+    return v
+
+
+def canonical_info(info: dict[str, Any]) -> str:
+    """Infos as sorted JSON under their recorded key names (vector infos: only the rows of
+    games that just ended, where ``_final_observation`` is True; other rows are undefined).
+    """
+    done = info.get("_final_observation")
+    if done is not None:
+        info = {
+            k: (v if k in ("current_player", "_final_observation") else v[done])
+            for k, v in info.items()
+        }
+    named = {INFO_ALIASES.get(k, k): _plain(v) for k, v in info.items()}
+    return json.dumps(named, sort_keys=True)
+
+
+def _agents_api() -> tuple[Any, Any]:
+    try:
+        from rummy_agents.arena.registry import make_agent
+        from rummy_agents.base import SeatView
+    except ImportError:  # before the agents package got its own import name
+        from agents.arena.registry import make_agent  # type: ignore[no-redef]
+        from agents.base import SeatView  # type: ignore[no-redef]
+    return make_agent, SeatView
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def play_aec(game: str, options: dict[str, Any], specs: list[str], seed: int) -> list[str]:
+    """Per-decision digests of one episode: seat, action, observation, mask, rewards, infos."""
+    make_agent, seat_view = _agents_api()
+    env = rummy_env.ENV_MODULES[game].raw_env(**options)
+    env.reset(seed=seed)
+    names = list(env.possible_agents)
+    specs = [s.replace("checkpoint=", f"checkpoint={ROOT}/") for s in specs]
+    agents = [make_agent(s, seed=seed * 10 + i, game=game) for i, s in enumerate(specs)]
+    views = {a: seat_view(env, a) for a in names}
+    out = []
+    for _ in range(MAX_DECISIONS):
+        if all(env.terminations[a] or env.truncations[a] for a in names):
+            break
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        seat = names.index(agent)
+        a = int(agents[seat].act(obs, views[agent]))
+        env.step(a)
+        rewards = [float(env.rewards[n]) for n in names]
+        flags = [(bool(env.terminations[n]), bool(env.truncations[n])) for n in names]
+        infos = [canonical_info(env.infos[n]) for n in names]
+        out.append(
+            f"{seat}:{a}:"
+            + _h(obs["observation"], obs["action_mask"], rewards, flags, infos, env.agent_selection)
+        )
+    return out
+
+
+def play_vector(game: str, options: dict[str, Any], n: int, steps: int) -> list[str]:
+    """Per-step digests of a vector env driven by random legal actions."""
+    venv = rummy_env.make_vec(game, n, seed=11, **options)
+    obs, info = venv.reset(seed=11)
+    rng = np.random.default_rng(5)
+    out = [_h(obs, canonical_info(info))]
+    for _ in range(steps):
+        masks = venv.action_masks()
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rew, term, trunc, info = venv.step(acts)
+        out.append(_h(acts, obs, rew, term, trunc, canonical_info(info)))
+    venv.close()
+    return out
+
+
+def feature_digests() -> dict[str, list[str]]:
+    """Digests of every learned-agent feature set over observations of played games."""
+    try:
+        from rummy_agents.features import FEATURES, add_features
+    except ImportError:
+        from rummy_env.wrappers.features import FEATURES, add_features  # type: ignore
+    out: dict[str, list[str]] = {}
+    for game, opts in (("gin_rummy", {}), ("five_hundred_rum", {}), ("rummy51", {})):
+        venv = rummy_env.make_vec(game, 8, seed=3, **opts)
+        obs, _ = venv.reset(seed=3)
+        rng = np.random.default_rng(9)
+        rows = [obs["observation"]]
+        for _ in range(60):
+            masks = venv.action_masks()
+            obs, *_ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+            rows.append(obs["observation"])
+        venv.close()
+        width = rows[0].shape[1]
+        for name in FEATURES:
+            if (name == "gin_deadwood") != (game == "gin_rummy") and name != "none":
+                continue  # the feature set belongs to another game
+            try:
+                feats = [add_features(name, r) for r in rows]
+            except ValueError:
+                continue  # 500 Rum only
+            out[f"{game}/{name}/{width}"] = [_h(np.asarray(f, np.float32)) for f in feats]
+    return out
+
+
+def record() -> dict[str, Any]:
+    """Every case's digests."""
+    data: dict[str, Any] = {"aec": {}, "vector": {}}
+    for name, (game, options, specs, seeds) in AEC_CASES.items():
+        data["aec"][name] = {str(s): play_aec(game, options, specs, s) for s in seeds}
+    for name, (game, options, n, steps) in VECTOR_CASES.items():
+        data["vector"][name] = play_vector(game, options, n, steps)
+    data["features"] = feature_digests()
+    return data
+
+
+if __name__ == "__main__":
+    if "--write" not in sys.argv:
+        sys.exit("usage: python tests/trajectories.py --write")
+    DATA.parent.mkdir(exist_ok=True)
+    DATA.write_text(json.dumps(record(), indent=0, sort_keys=True) + "\n")
+    print(f"wrote {DATA}")
