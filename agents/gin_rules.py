@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.base import legal_actions
+from rummy_agents.base import legal_actions
 from rummy_env.core.melds import (
     GIN_MELD_KINDS,
     GIN_MELD_MASKS,
@@ -341,7 +341,7 @@ class _GinRuleAgent:
 
         Args:
             observation: the PettingZoo observation dict (``"observation"``, ``"action_mask"``).
-            view: the seat's :class:`agents.base.SeatView` (only ``view.config.auto_meld`` is
+            view: the seat's :class:`rummy_agents.base.SeatView` (only ``view.config.auto_meld`` is
                 read; without a view it is inferred from the observation length).
 
         Returns:

@@ -1,8 +1,9 @@
-"""The compiled rollout policy of :mod:`agents.ismcts` as a player, single and batched.
+"""The compiled rollout policy of :mod:`rummy_agents.ismcts` as a player, single and batched.
 
 :class:`HeuristicAgent` plays each game's compiled heuristic (Gin Rummy:
-:func:`agents.ismcts.gin_rollout_actions`; 500 Rum and Rummy 51:
-:func:`agents.rum_rollouts.rum_rollout_actions`). Its rules are in those functions' docstrings;
+:func:`rummy_agents.ismcts.gin_rollout_actions`; 500 Rum and Rummy 51:
+:func:`rummy_agents.rum_rollouts.rum_rollout_actions`).
+Its rules are in those functions' docstrings;
 in short it plays like the game's rule-based agent (Gin: knock as soon as legal, take the top
 discard when it melds, discard to the least deadwood; joker games: meld and lay off at once,
 take a discard that melds, shed the highest card no one can use by ``greedy``'s tiers). It is
@@ -30,11 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import legal_actions
+from rummy_agents.base import legal_actions
 
 
 def _hooks(game: str) -> Any:
-    from agents.ismcts import HOOKS  # every game of the suite has a compiled heuristic there
+    from rummy_agents.ismcts import HOOKS  # every game of the suite has a compiled heuristic there
 
     if game not in HOOKS:
         raise ValueError(f"no heuristic policy for game {game!r}; games: {tuple(HOOKS)}")

@@ -72,7 +72,7 @@ Worlds come from ``FiveHundredRumGame.sample_worlds`` / ``Rummy51Game.sample_wor
 other players' unknown cards and the stock dealt anew, the player to act keeping a legal
 move; in Rummy 51 reweighted by :func:`r51_belief_worlds` against opponents who could have
 opened, or still hold a meld or a card that lays off, as ``greedy`` never does). Rollouts and
-the widening prior are the compiled scoring policy of :mod:`agents.rum_rollouts` (meld and lay
+the widening prior are the compiled scoring policy of :mod:`rummy_agents.rum_rollouts` (meld and lay
 off whenever the mask allows, take the top discard when it melds, shed the highest card no meld
 wants; in Rummy 51 close to ``greedy``'s own rules); the seat observes the card of its own
 stock draws; rewards are turned into margins (own hand reward minus the mean of the others',
@@ -145,7 +145,7 @@ one.
 
 Example:
     >>> from rummy_env import gin_rummy_v0
-    >>> from agents.base import SeatView
+    >>> from rummy_agents.base import SeatView
     >>> env = gin_rummy_v0.raw_env()
     >>> env.reset(seed=0)
     >>> agent = ISMCTSAgent(iterations=200, seed=0)
@@ -164,8 +164,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.base import legal_actions
-from agents.rum_rollouts import (
+from rummy_agents.base import legal_actions
+from rummy_agents.rum_rollouts import (
     r51_evidence,
     r51_params,
     rum_forced_at,
@@ -344,7 +344,7 @@ GIN_OPPONENT_DEADWOOD = np.array(
 )
 """Mean deadwood of the opponent's 10-card hand by stock size (index = cards left in the stock,
 0..31) at the other player's decisions, measured over 500 hands of ``GinSimpleAgent``
-self-play (`agents.gin_rules`); uniformly dealt hands average 53-57 throughout."""
+self-play (`rummy_agents.gin_rules`); uniformly dealt hands average 53-57 throughout."""
 
 
 @njit(cache=True, inline="always")
@@ -653,7 +653,7 @@ def _gin_belief(view: Any, n: int, rng: np.random.Generator) -> Any:
     return gin_belief_worlds(view, n, rng, GIN_BELIEF)
 
 
-# 500 Rum and Rummy 51: the compiled policy of ``agents.rum_rollouts`` over each game's action
+# 500 Rum and Rummy 51: the compiled policy of ``rummy_agents.rum_rollouts`` over each game's action
 # ranges and card values (built once per config)
 
 _RUM_PARAMS: dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -694,13 +694,13 @@ def _joker_unsearched(game: Any, i: int, action: int) -> bool:
 
 
 def _rum_greedy(seed: int | None) -> Any:
-    from agents.rum_greedy import FiveHundredGreedyAgent
+    from rummy_agents.rum_greedy import FiveHundredGreedyAgent
 
     return FiveHundredGreedyAgent(seed=seed)
 
 
 def _r51_greedy(seed: int | None) -> Any:
-    from agents.r51_greedy import Rummy51GreedyAgent
+    from rummy_agents.r51_greedy import Rummy51GreedyAgent
 
     return Rummy51GreedyAgent(seed=seed)
 
@@ -956,7 +956,7 @@ class ISMCTSAgent:
         self.belief = belief
         self.knock = knock
         if isinstance(anchor, str):
-            from agents.arena.registry import check_spec
+            from rummy_agents.arena.registry import check_spec
 
             check_spec(anchor)
         self.anchor: bool | str = anchor if isinstance(anchor, str) else bool(anchor)
@@ -979,7 +979,7 @@ class ISMCTSAgent:
 
         Args:
             observation: the PettingZoo observation dict (only ``"action_mask"`` is read).
-            view: the seat's :class:`agents.base.SeatView` (``sample_worlds``, ``seat``,
+            view: the seat's :class:`rummy_agents.base.SeatView` (``sample_worlds``, ``seat``,
                 ``config``, ``game``).
 
         Returns:
@@ -1036,7 +1036,7 @@ class ISMCTSAgent:
         if game not in self._anchors:
             seed = int(self.rng.integers(2**31))
             if isinstance(self.anchor, str):
-                from agents.arena.registry import make_agent
+                from rummy_agents.arena.registry import make_agent
 
                 self._anchors[game] = make_agent(self.anchor, seed, game=game)
             elif hooks.anchor is not None:

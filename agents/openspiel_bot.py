@@ -58,13 +58,13 @@ Rule differences (see ``tests/test_openspiel_diff.py``) and what the agent does:
 - Scoring (equal-deadwood undercut, Oklahoma spade doubling, gin and undercut bonuses) is ours.
 - OpenSpiel ends a game after 50 draws from the pile or a repeated pick-up/discard of one card;
   if its state ends while our hand goes on, the agent falls back to
-  :class:`agents.gin_rules.GinSimpleAgent` for the rest of the hand
+  :class:`rummy_agents.gin_rules.GinSimpleAgent` for the rest of the hand
   (``departures["openspiel_over"]``).
 
 Cross-play (Gin defaults, ``rummy-env arena``, duplicate deals, win % without dead hands):
-``--agents random,simple,agents.openspiel_bot:OpenSpielSimpleBot --deals 300 --seed 7``:
+``--agents random,simple,rummy_agents.openspiel_bot:OpenSpielSimpleBot --deals 300 --seed 7``:
 random 0.3% [0.1, 1.2], ``GinSimpleAgent`` 50.8% [46.8, 54.8] (margin +0.28 [-0.33, 0.90]);
-``--agents ismcts,random,agents.openspiel_bot:OpenSpielSimpleBot --deals 250 --seed 2025``:
+``--agents ismcts,random,rummy_agents.openspiel_bot:OpenSpielSimpleBot --deals 250 --seed 2025``:
 ISMCTS (1000 iterations) 48.2% [43.9, 52.6] (margin -2.31 [-4.17, -0.44]).
 
 Supported configurations: two players, the ten-card deal with an upcard, ``auto_meld=True``;
@@ -73,7 +73,7 @@ match episodes (a new hand is recognised from the observation).
 
 Example:
     >>> from rummy_env import gin_rummy_v0
-    >>> from agents.base import SeatView
+    >>> from rummy_agents.base import SeatView
     >>> env = gin_rummy_v0.raw_env()
     >>> env.reset(seed=0)
     >>> bot = OpenSpielSimpleBot()
@@ -92,7 +92,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import legal_actions
+from rummy_agents.base import legal_actions
 from rummy_env.core.melds import (
     GIN_VALUES,
     GROUP_NOPT,
@@ -258,7 +258,7 @@ class OpenSpielSimpleBot:
 
         Args:
             observation: the PettingZoo observation dict of the seat to act.
-            view: the seat's :class:`agents.base.SeatView` (its ``config`` sets the OpenSpiel
+            view: the seat's :class:`rummy_agents.base.SeatView` (its ``config`` sets the OpenSpiel
                 game parameters; without a view the defaults and the observed knock limit are
                 used).
 
@@ -321,7 +321,7 @@ class OpenSpielSimpleBot:
 
     def _fallback_act(self, observation: Mapping[str, Any], view: Any) -> int:
         if self._fallback is None:
-            from agents.gin_rules import GinSimpleAgent
+            from rummy_agents.gin_rules import GinSimpleAgent
 
             self._fallback = GinSimpleAgent(seed=self.seed)
         return int(self._fallback.act(observation, view))

@@ -4,7 +4,7 @@
 :meth:`rummy_env.encodings.rummy51.Layout.split` (own hand, the discard pile, the cards each
 other player is known to hold, the table melds, who has opened, the phase, the points laid
 towards the opening this turn, the obligation and the card taken this turn) and the action mask;
-from the :class:`~agents.base.SeatView` it reads only the rule options (``view.config``). It
+from the :class:`~rummy_agents.base.SeatView` it reads only the rule options (``view.config``). It
 never looks at hidden state and only returns actions whose mask entry is 1, so it plays every
 rule option with 2 to 6 players (hands or matches).
 
@@ -12,7 +12,8 @@ Values: a card's *penalty* is what it costs left in hand (A 11, 2-10 face value,
 joker 25); a meld's *opening points* count jokers as the card they stand for (a low ace 1).
 
 **Meld planner.** The plan of a turn is found by the search of
-:class:`agents.rum_greedy.MeldPlanner` (disjoint new melds by template, branching on the lowest
+:class:`rummy_agents.rum_greedy.MeldPlanner`
+(disjoint new melds by template, branching on the lowest
 natural left, then a greedy lay-off pass of naturals and jokers onto the table and the new melds)
 with Rummy 51's objective and constraints: it maximises the *penalty removed from the hand*
 (so it melds jokers and high cards first), keeps a card it may discard (not the one just taken
@@ -79,7 +80,7 @@ rules costs more (never taking the discard: 38.5%; never retrieving jokers: 44%;
 
 Example:
     >>> from rummy_env import rummy51_v1
-    >>> from agents.base import SeatView
+    >>> from rummy_agents.base import SeatView
     >>> env = rummy51_v1.raw_env()
     >>> env.reset(seed=0)
     >>> agent = Rummy51GreedyAgent(seed=0)
@@ -95,8 +96,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import legal_actions
-from agents.rum_greedy import (
+from rummy_agents.base import legal_actions
+from rummy_agents.rum_greedy import (
     Meld,
     MeldPlanner,
     Plan,
@@ -178,7 +179,7 @@ def rank_gap(ra: int, rb: int) -> int:
 class Rummy51Planner(MeldPlanner):
     """The turn's best plan by Rummy 51's objective (see the module docstring).
 
-    Reuses :class:`agents.rum_greedy.MeldPlanner`'s template enumeration and joker placement;
+    Reuses :class:`rummy_agents.rum_greedy.MeldPlanner`'s template enumeration and joker placement;
     ``Plan.points`` is the penalty the plan removes from the hand.
 
     Args:
@@ -446,7 +447,7 @@ class Rummy51GreedyAgent:
 
         Args:
             observation: the seat's observation dict (``"observation"``, ``"action_mask"``).
-            view: the seat's :class:`~agents.base.SeatView`; only ``view.config`` (the rule
+            view: the seat's :class:`~rummy_agents.base.SeatView`; only ``view.config`` (the rule
                 options) is read. Without a view the layout is inferred from the array sizes
                 and the default options are assumed.
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import legal_actions
+from rummy_agents.base import legal_actions
 
 
 class RandomAgent:

@@ -3,7 +3,7 @@
 :class:`FiveHundredGreedyAgent` reads the flat observation through
 :meth:`rummy_env.encodings.five_hundred_rum.Layout.split` (own hand, the discard pile in order,
 the cards each opponent is known to hold, the table melds, the phase, the obligation) and the
-action mask; from the :class:`~agents.base.SeatView` it reads only the rule options
+action mask; from the :class:`~rummy_agents.base.SeatView` it reads only the rule options
 (``view.config``). It never looks at hidden state, and it only ever returns an action whose
 mask entry is 1, so it plays every rule option with 2 to 8 players.
 
@@ -41,7 +41,7 @@ taken discard is owed to a meld. Against ``greedy`` (``rummy-env arena --game fi
 71.0% of 400 games to 500 (seed 6).
 
 **Discard.** Among the legal discards it throws the card with the highest score
-(:func:`agents.rum_rollouts.greedy_discard_score`, which the ``joker_cards_discards``
+(:func:`rummy_agents.rum_rollouts.greedy_discard_score`, which the ``joker_cards_discards``
 features of learned agents read too)::
 
     score(c) = value(c)                          # shed points: they count against us
@@ -70,7 +70,7 @@ A-2-3 worth 1 or 5, jokers 15).
 
 Example:
     >>> from rummy_env import five_hundred_rum_v1
-    >>> from agents.base import SeatView
+    >>> from rummy_agents.base import SeatView
     >>> env = five_hundred_rum_v1.raw_env()
     >>> env.reset(seed=0)
     >>> agent = FiveHundredGreedyAgent(seed=0)
@@ -87,8 +87,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import legal_actions
-from agents.rum_rollouts import greedy_discard_score
+from rummy_agents.base import legal_actions
+from rummy_agents.rum_rollouts import greedy_discard_score
 from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.encodings import five_hundred_rum as E
 
@@ -529,7 +529,7 @@ class FiveHundredGreedyAgent:
 
         Args:
             observation: the seat's observation dict (``"observation"``, ``"action_mask"``).
-            view: the seat's :class:`~agents.base.SeatView`; only ``view.config`` (the rule
+            view: the seat's :class:`~rummy_agents.base.SeatView`; only ``view.config`` (the rule
                 options) is read. Without a view the layout is inferred from the array sizes
                 and the standard options are assumed.
 

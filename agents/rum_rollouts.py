@@ -23,7 +23,7 @@ The scores, highest first:
   and ``- 4 x`` its closeness to the cards the next player is known to hold (same rank: 4, same
   suit one rank away: 3, two ranks away: 1): shed the highest card no one wants.
 
-**Rummy 51** follows :class:`agents.r51_greedy.Rummy51GreedyAgent`'s rules more closely
+**Rummy 51** follows :class:`rummy_agents.r51_greedy.Rummy51GreedyAgent`'s rules more closely
 (``lay[L_THRESH] >= 0``), where the generic scores lost to it:
 
 - draw: once opened, take the top discard when it takes a joker's place on the table, lays off
@@ -38,7 +38,7 @@ The scores, highest first:
 - discards by greedy's tiers, the highest penalty first within a tier: loose, near its own
   cards, unsafe (lays off, takes a joker's place, or is near a card the next player is known
   to hold), in a natural three-card meld with the hand (a single copy), a joker. *Near* is
-  greedy's :func:`~agents.r51_greedy.near` (:func:`near_other`): another suit of the rank, or
+  greedy's :func:`~rummy_agents.r51_greedy.near` (:func:`near_other`): another suit of the rank, or
   the same suit at most two ranks away; a second copy of the card is not near it (two copies
   never meet in one meld).
 
@@ -153,7 +153,7 @@ def melds_with_pile(pile, c) -> bool:
 @njit(cache=True)
 def greedy_discard_score(hand, nxt, pile, fits, c, vals) -> int:
     """``greedy``'s score of discarding card type ``c`` from ``hand`` (500 Rum; the highest is
-    thrown; see :mod:`agents.rum_greedy`): its value, less 100 for a joker, 50 if it lays off
+    thrown; see :mod:`rummy_agents.rum_greedy`): its value, less 100 for a joker, 50 if it lays off
     on a table meld (``fits``), 30 if it melds with the discard pile (counts ``pile``), the
     next player's known cards near it (``nxt``: same rank or same suit one away 12, two away 6;
     capped at 36) and the rest of the hand's near it (same rank 8, same suit one away 6, two

@@ -33,7 +33,7 @@ Every ``eval_every`` updates the greedy policy plays ``eval_games`` games agains
 (seats alternating): win rate with a 95% Wilson interval goes to ``progress.csv`` (and to
 TensorBoard when installed), and the learning curve to ``learning_curve.png``. ``checkpoint.pt``
 (network, optimiser, pool, counters, random states) makes runs resumable; ``agent.pt`` is the
-playable agent (``agents.ppo_agent.PPOAgent``); ``config.json`` is the run's configuration.
+playable agent (``rummy_agents.ppo_agent.PPOAgent``); ``config.json`` is the run's configuration.
 
     python experiments/ppo_selfplay.py --game gin_rummy --total-steps 20000000
     python experiments/ppo_selfplay.py --resume runs/ppo_gin_rummy
@@ -58,9 +58,9 @@ import torch
 from tqdm import tqdm
 
 import rummy_env
-from agents.arena.registry import AGENTS, GAME_AGENTS, _value, make_agent
-from agents.arena.stats import wilson_interval
-from agents.ppo_agent import (
+from rummy_agents.arena.registry import AGENTS, GAME_AGENTS, make_agent, parse_value
+from rummy_agents.arena.stats import wilson_interval
+from rummy_agents.ppo_agent import (
     CHECKPOINT_FORMAT,
     MaskedActorCritic,
     build_checkpoint,
@@ -600,7 +600,7 @@ def parse_config() -> tuple[Config, str | None]:
     options = {}
     for kv in given.pop("option", []):
         k, _, v = kv.partition("=")
-        options[k] = _value(v)
+        options[k] = parse_value(v)
     if options:
         given["options"] = options
     return Config(**given), resume

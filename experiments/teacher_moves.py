@@ -15,17 +15,13 @@ Example (the figures quoted in the README's training section)::
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import rummy_env  # noqa: E402
-from agents.arena.registry import make_agent  # noqa: E402
-from rummy_env.encodings import five_hundred_rum as E  # noqa: E402
+import rummy_env
+from rummy_agents.arena.registry import make_agent
+from rummy_env.encodings import five_hundred_rum as E
 
 KINDS = ("draw", "meld", "layoff", "discard")
 

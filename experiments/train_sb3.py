@@ -2,7 +2,7 @@
 
 The learner plays one seat (drawn at each reset) of ``RummySingleAgentEnv``; the other seats are
 agents from ``agents/`` (registry names). ``n_envs`` games run side by side in a ``DummyVecEnv``.
-At the end the model is saved (``model.zip``, loadable by ``agents.ppo_agent.PPOAgent``) and
+At the end the model is saved (``model.zip``, loadable by ``rummy_agents.ppo_agent.PPOAgent``) and
 evaluated greedily against the opponent.
 
     python experiments/train_sb3.py --game gin_rummy --opponent simple --timesteps 200000
@@ -20,8 +20,8 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-from agents.arena.registry import _value
-from agents.arena.stats import wilson_interval
+from rummy_agents.arena.registry import parse_value
+from rummy_agents.arena.stats import wilson_interval
 from rummy_env.wrappers import RummySingleAgentEnv, default_features, make_sb3_vec_env
 
 # rewards scaled to about [-1, 1] where the game offers it
@@ -85,7 +85,7 @@ def main() -> None:
     options = dict(DEFAULT_OPTIONS.get(args.game, {}))
     for kv in args.option:
         k, _, v = kv.partition("=")
-        options[k] = _value(v)
+        options[k] = parse_value(v)
     features = args.features or default_features(args.game)
     env_kwargs = dict(opponents=args.opponent, features=features, **options)
     venv = make_sb3_vec_env(args.game, args.n_envs, seed=args.seed, **env_kwargs)

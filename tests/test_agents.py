@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import rummy_env
-from agents import RandomAgent
+from rummy_agents import RandomAgent
 from rummy_env import gin_rummy_v0
 
 

@@ -6,20 +6,20 @@ import math
 import numpy as np
 import pytest
 
-from agents.arena import ArenaSpec, run_arena
-from agents.arena.play import make_env, play_deal
-from agents.arena.registry import make_agent, parse_spec
-from agents.arena.report import notes, pairs_markdown, ratings_markdown
-from agents.arena.runner import agent_seed, deal_seed
-from agents.arena.stats import (
+from rummy_agents.arena import ArenaSpec, run_arena
+from rummy_agents.arena.play import make_env, play_deal
+from rummy_agents.arena.registry import make_agent, parse_spec
+from rummy_agents.arena.report import notes, pairs_markdown, ratings_markdown
+from rummy_agents.arena.runner import agent_seed, deal_seed
+from rummy_agents.arena.stats import (
     bradley_terry,
     bt_ratings,
     mean_interval,
     t_quantile,
     wilson_interval,
 )
-from agents.base import SeatView
-from rummy_env.cli import main
+from rummy_agents.base import SeatView
+from rummy_agents.cli import main
 
 # ---------------------------------------------------------------------------------------------
 # statistics
@@ -304,7 +304,7 @@ def test_arena_runs_three_player_games(tmp_path):
 
 
 def test_report_wording_follows_the_game_and_the_table_size():
-    from agents.arena.report import _draws_and_margin
+    from rummy_agents.arena.report import _draws_and_margin
 
     draws, margin = _draws_and_margin("gin_rummy", 2)
     assert "equal points" in draws and "A's points - B's points" in margin

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 import pytest
 
-from rummy_env.cli import (
+from rummy_agents.cli import (
     SIMULATORS,
     VARIANTS,
     main,
@@ -110,7 +110,7 @@ def test_simulate_progress_bar_and_markdown(capsys):
 
 def test_simulate_subprocess():
     exe = shutil.which("rummy-env")
-    cmd = [exe] if exe else [sys.executable, "-m", "rummy_env.cli"]
+    cmd = [exe] if exe else [sys.executable, "-m", "rummy_agents.cli"]
     proc = subprocess.run(
         [*cmd, "simulate", "--game", "gin_rummy", "--games", "100", "--seed", "1"],
         capture_output=True,
@@ -126,7 +126,7 @@ def test_module_entry_point():
         [
             sys.executable,
             "-m",
-            "rummy_env.cli",
+            "rummy_agents.cli",
             "simulate",
             "--game",
             "gin_rummy",
@@ -167,7 +167,7 @@ def test_same_seed_same_table(capsys):
 
 
 def test_results_do_not_depend_on_chunking(monkeypatch):
-    import rummy_env.cli as cli
+    import rummy_agents.cli as cli
 
     a = run_variant("gin_rummy", "standard", {}, 700, seed=9)
     monkeypatch.setattr(cli, "CHUNK_SECONDS", 0.0)  # smallest chunks
@@ -241,7 +241,7 @@ def test_bad_option_combination_names_variant(capsys):
 
 def test_bad_option_subprocess():
     exe = shutil.which("rummy-env")
-    cmd = [exe] if exe else [sys.executable, "-m", "rummy_env.cli"]
+    cmd = [exe] if exe else [sys.executable, "-m", "rummy_agents.cli"]
     proc = subprocess.run(
         [*cmd, "simulate", "--option", "knock_limit=abc"], capture_output=True, text=True
     )
@@ -284,7 +284,7 @@ def test_every_game_has_simulator_and_variants():
 
 def test_register_simulator_plugs_in(monkeypatch, capsys):
     """A game registers its own random-play function; simulate then uses it."""
-    import rummy_env.cli as cli
+    import rummy_agents.cli as cli
 
     calls = []
 

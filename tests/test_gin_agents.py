@@ -4,9 +4,9 @@ on stacked decks."""
 import numpy as np
 import pytest
 
-from agents import GinNoviceAgent, GinPlannerAgent, GinSimpleAgent, RandomAgent
-from agents.base import SeatView
-from agents.gin_rules import (
+from rummy_agents import GinNoviceAgent, GinPlannerAgent, GinSimpleAgent, RandomAgent
+from rummy_agents.base import SeatView
+from rummy_agents.gin_rules import (
     _MELD3,
     _draw_outlook,
     _feed_risk,

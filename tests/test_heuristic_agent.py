@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import rummy_env
-from agents.arena.registry import make_agent
-from agents.base import SeatView
-from agents.heuristic import HeuristicAgent
-from agents.random_agent import RandomAgent
+from rummy_agents.arena.registry import make_agent
+from rummy_agents.base import SeatView
+from rummy_agents.heuristic import HeuristicAgent
+from rummy_agents.random_agent import RandomAgent
 
 GAMES = ("gin_rummy", "five_hundred_rum", "rummy51")
 ENVS = {

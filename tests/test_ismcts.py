@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import SeatView
-from agents.ismcts import (
+from rummy_agents.base import SeatView
+from rummy_agents.ismcts import (
     GENERIC_HOOKS,
     GIN_OPPONENT_DEADWOOD,
     HOOKS,
@@ -17,7 +17,7 @@ from agents.ismcts import (
     gin_rollout_actions,
     objective_values,
 )
-from agents.random_agent import RandomAgent
+from rummy_agents.random_agent import RandomAgent
 from rummy_env import gin_rummy_v0
 from rummy_env.core import str_to_card
 from rummy_env.encodings import gin_rummy as E
@@ -328,7 +328,7 @@ def test_paired_root_keeps_the_anchor_without_evidence(game: str) -> None:
 def test_anchor_by_registry_name() -> None:
     """``anchor="greedy_plus"`` builds that registry agent for the game searched, and with an
     impossible margin to beat every searched move is its move."""
-    from agents.r51_greedy import Rummy51GreedyAgent
+    from rummy_agents.r51_greedy import Rummy51GreedyAgent
 
     with pytest.raises(ValueError, match="unknown agent 'nope'"):
         ISMCTSAgent(anchor="nope")

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import rummy_env
-from agents.heuristic import HeuristicAgent
-from agents.rum_rollouts import closeness, melds_with_hand
+from rummy_agents.heuristic import HeuristicAgent
+from rummy_agents.rum_rollouts import closeness, melds_with_hand
 from rummy_env.core.table import can_lay_off
 from rummy_env.rules.rummy51.kernels import can_retrieve_with
 from rummy_env.wrappers.features import (

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import rummy_env
-from agents.heuristic import HeuristicAgent
-from agents.r51_greedy import Rummy51GreedyAgent, _counts, table_melds
+from rummy_agents.heuristic import HeuristicAgent
+from rummy_agents.r51_greedy import Rummy51GreedyAgent, _counts, table_melds
 from rummy_env.core.cards import parse_cards
 from rummy_env.core.jmelds import template_str
 from rummy_env.encodings import five_hundred_rum as E500
@@ -138,8 +138,8 @@ def test_500_rum_going_out_agrees_with_greedys_plans() -> None:
     (most points melded) leaves at most one card. That plan may miss a way out that melds fewer
     points (rare), and greedy's lay-off pass may find one the search does not try (rarer).
     """
-    from agents.rum_greedy import FiveHundredGreedyAgent, MeldPlanner
-    from agents.rum_greedy import table_melds as rum_table_melds
+    from rummy_agents.rum_greedy import FiveHundredGreedyAgent, MeldPlanner
+    from rummy_agents.rum_greedy import table_melds as rum_table_melds
     from rummy_env.encodings import five_hundred_rum as E500
 
     lay = E500.Layout(2, 54)
@@ -449,7 +449,7 @@ def test_take_plane_scores_each_pile_depth_as_greedy_does() -> None:
 
 def _score(hand: str, c: str, *, nxt: str = "", pile: str = "", fits: bool = False) -> int:
     """``greedy``'s discard score of card ``c`` from ``hand`` (500 Rum default values)."""
-    from agents.rum_rollouts import greedy_discard_score
+    from rummy_agents.rum_rollouts import greedy_discard_score
     from rummy_env.wrappers.features import R500_VALUES
 
     def counts(text: str) -> np.ndarray:
@@ -487,8 +487,8 @@ def test_discard_planes_mark_greedys_discards_on_played_positions() -> None:
     the free arrangement leaves), bar the few its own planner arranges otherwise; held cards
     lie in [0, 1], other cards and phases are 0; both planes are card planes of the policy,
     aligned with the DISCARD actions of naturals."""
-    from agents.base import SeatView
-    from agents.rum_greedy import FiveHundredGreedyAgent
+    from rummy_agents.base import SeatView
+    from rummy_agents.rum_greedy import FiveHundredGreedyAgent
     from rummy_env import five_hundred_rum_v1
 
     plain = held = held_top = 0

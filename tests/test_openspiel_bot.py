@@ -15,16 +15,16 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents.base import SeatView
-from agents.gin_rules import GinSimpleAgent
-from agents.random_agent import RandomAgent
+from rummy_agents.base import SeatView
+from rummy_agents.gin_rules import GinSimpleAgent
+from rummy_agents.random_agent import RandomAgent
 from rummy_env import gin_rummy_v0
 from rummy_env.core import mask_to_cards, str_to_card
 from rummy_env.encodings import gin_rummy as E
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from agents.openspiel_bot import (  # noqa: E402 - after the importorskip
+from rummy_agents.openspiel_bot import (  # noqa: E402 - after the importorskip
     OS_TO_OUR,
     OUR_TO_OS,
     OpenSpielSimpleBot,

@@ -11,14 +11,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.arena.play import game_result, play_game
-from agents.arena.registry import make_agent
-from agents.base import SeatView
-from agents.r51_greedy import Rummy51GreedyAgent, links, near
-from agents.random_agent import RandomAgent
-from agents.rum_greedy import FiveHundredGreedyAgent
+from rummy_agents.arena.play import game_result, play_game
+from rummy_agents.arena.registry import make_agent
+from rummy_agents.base import SeatView
+from rummy_agents.cli import main
+from rummy_agents.r51_greedy import Rummy51GreedyAgent, links, near
+from rummy_agents.random_agent import RandomAgent
+from rummy_agents.rum_greedy import FiveHundredGreedyAgent
 from rummy_env import rummy51_v1
-from rummy_env.cli import main
 from rummy_env.core.cards import parse_cards
 from rummy_env.envs.five_hundred_rum import meld_text
 from rummy_env.testing import rum_deck
@@ -60,7 +60,8 @@ def greedy_turn(env, agent=None) -> list[str]:
 
 
 class PolicyAgent:
-    """The compiled Rummy 51 rollout policy (``agents.rum_rollouts``) as an agent: it plays on a
+    """The compiled Rummy 51 rollout policy (``rummy_agents.rum_rollouts``) as an agent: it plays
+    on a
     world sampled from its view (its own moves depend only on what it sees).
     """
 
@@ -68,8 +69,8 @@ class PolicyAgent:
         self.rng = np.random.default_rng(0)
 
     def act(self, observation, view) -> int:
-        from agents.ismcts import _joker_params
-        from agents.rum_rollouts import best_action
+        from rummy_agents.ismcts import _joker_params
+        from rummy_agents.rum_rollouts import best_action
 
         world = view.sample_worlds(1, self.rng)
         lay, vals, pts = _joker_params(world)
@@ -480,7 +481,8 @@ def test_arena_runs_rummy51_greedy_against_random(tmp_path, capsys):
 
 
 def test_arena_counts_drawn_rummy51_hands_as_draws(tmp_path, capsys):
-    argv = ["arena", "--game", "rummy51", "--agents", "random,agents.random_agent:RandomAgent"]
+    argv = ["arena", "--game", "rummy51"]
+    argv += ["--agents", "random,rummy_agents.random_agent:RandomAgent"]
     argv += ["--deals", "4", "--seed", "0", "--out", str(tmp_path), "--no-plot", "--no-progress"]
     argv += ["--option", "max_reshuffles=0", "--option", "reward=zero_sum", "--bootstrap", "5"]
     assert main(argv) == 0
@@ -522,7 +524,7 @@ def test_policy_retrieves_a_joker_before_anything_else():
 
 
 def evidence(env, seat: int, states=None) -> np.ndarray:
-    from agents.rum_rollouts import r51_evidence
+    from rummy_agents.rum_rollouts import r51_evidence
 
     states = env.game.states if states is None else states
     out = np.zeros(states.shape[0], np.int64)
@@ -554,7 +556,7 @@ def test_evidence_flags_an_opened_player_who_kept_a_card_that_lays_off(players):
 
 
 def test_belief_worlds_keep_the_seat_information_and_favour_consistent_opponents():
-    from agents.ismcts import r51_belief_worlds
+    from rummy_agents.ismcts import r51_belief_worlds
 
     rng = np.random.default_rng(0)
     env = rummy51_v1.raw_env()

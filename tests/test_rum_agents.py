@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.arena.play import play_game
-from agents.base import SeatView
-from agents.random_agent import RandomAgent
-from agents.rum_greedy import FiveHundredGreedyAgent, MeldPlanner, table_melds
+from rummy_agents.arena.play import play_game
+from rummy_agents.base import SeatView
+from rummy_agents.cli import main
+from rummy_agents.random_agent import RandomAgent
+from rummy_agents.rum_greedy import FiveHundredGreedyAgent, MeldPlanner, table_melds
 from rummy_env import five_hundred_rum_v1
-from rummy_env.cli import main
 from rummy_env.core.cards import parse_cards
 from rummy_env.encodings import five_hundred_rum as E
 from rummy_env.testing import rum_deck

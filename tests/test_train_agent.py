@@ -8,9 +8,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import rummy_env  # noqa: E402
-from agents.arena.play import make_env, play_game  # noqa: E402
-from agents.arena.registry import make_agent  # noqa: E402
-from agents.ppo_agent import MaskedActorCritic, PPOAgent, build_checkpoint  # noqa: E402
+from rummy_agents.arena.play import make_env, play_game  # noqa: E402
+from rummy_agents.arena.registry import make_agent  # noqa: E402
+from rummy_agents.ppo_agent import MaskedActorCritic, PPOAgent, build_checkpoint  # noqa: E402
 from rummy_env.wrappers import card_layout, feature_size  # noqa: E402
 
 

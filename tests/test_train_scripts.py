@@ -99,7 +99,7 @@ def test_ppo_selfplay_smoke_and_resume(tmp_path) -> None:
     # --keep-agents: every checkpoint's player stays beside agent.pt
     assert sorted(p.name for p in out.glob("agent_*.pt")) == ["agent_1024.pt", "agent_768.pt"]
 
-    from agents.ppo_agent import PPOAgent
+    from rummy_agents.ppo_agent import PPOAgent
 
     agent = PPOAgent(checkpoint=str(out / "agent.pt"))
     assert agent.meta["global_step"] == 1024 and agent.features == "gin_deadwood"
@@ -176,7 +176,7 @@ def test_ppo_selfplay_imitation_warm_start(tmp_path) -> None:
     assert progress[0]["update"] == "0" and int(progress[0]["eval_games"]) == 8
     assert progress[1]["update"] == "1"
     # the cloned player is kept as an agent file of its own
-    from agents.ppo_agent import PPOAgent
+    from rummy_agents.ppo_agent import PPOAgent
     from rummy_env import gin_rummy_v0
 
     env = gin_rummy_v0.env()
@@ -193,8 +193,8 @@ def test_dagger_round_records_the_students_positions_with_the_teachers_moves() -
     teacher's (legal) move, and the positions differ from those of the teacher's own games."""
     import torch
 
-    from agents.arena.registry import make_agent
-    from agents.ppo_agent import MaskedActorCritic
+    from rummy_agents.arena.registry import make_agent
+    from rummy_agents.ppo_agent import MaskedActorCritic
     from rummy_env.wrappers.features import feature_size
 
     mod = _script("ppo_selfplay")
@@ -244,7 +244,7 @@ def test_ppo_selfplay_compiled_heuristic(tmp_path) -> None:
     progress = list(csv.DictReader((out / "progress.csv").open()))
     assert progress[0]["update"] == "0" and int(progress[-1]["eval_games"]) == 4
     # the saved player computes the going-out features again from each observation
-    from agents.ppo_agent import PPOAgent
+    from rummy_agents.ppo_agent import PPOAgent
     from rummy_env import rummy51_v1
 
     agent = PPOAgent(checkpoint=str(out / "agent.pt"))
@@ -275,7 +275,7 @@ def test_ppo_selfplay_compiled_heuristic(tmp_path) -> None:
 
 def test_rule_based_baseline_of_each_game() -> None:
     """Each game is evaluated against its own rule-based agent, resolved for that game."""
-    from agents.arena.registry import make_agent
+    from rummy_agents.arena.registry import make_agent
 
     mod = _script("ppo_selfplay")
     expected = {
@@ -320,7 +320,7 @@ def test_train_sb3_smoke(tmp_path) -> None:
          "--out", str(out))  # fmt: skip
     assert (out / "model.zip").exists() and (out / "eval.json").exists()
 
-    from agents.ppo_agent import PPOAgent
+    from rummy_agents.ppo_agent import PPOAgent
 
     agent = PPOAgent(checkpoint=str(out / "model.zip"))
     import rummy_env
@@ -344,7 +344,7 @@ def test_init_agent_widens_a_network_to_a_new_plane(tmp_path, game, old_set, new
     import torch
 
     import rummy_env
-    from agents.ppo_agent import build_checkpoint, load_network
+    from rummy_agents.ppo_agent import build_checkpoint, load_network
     from rummy_env.wrappers.features import add_features, card_layout, feature_size, meld_planes
 
     mod = _script("ppo_selfplay")
@@ -399,7 +399,7 @@ def test_ppo_selfplay_500_rum_with_meld_take_and_discard_planes(tmp_path) -> Non
     """A 500 Rum run on ``joker_cards_planner`` gets five gated planes (MELD, TAKE_DISCARD,
     two on DISCARD and greedy's planned melds on MELD), and its saved player never picks a
     masked action."""
-    from agents.ppo_agent import PPOAgent
+    from rummy_agents.ppo_agent import PPOAgent
     from rummy_env import five_hundred_rum_v1
 
     out = tmp_path / "takes"

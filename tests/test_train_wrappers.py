@@ -7,7 +7,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import rummy_env
-from agents.gin_rules import deadwood_per_discard, hand_deadwood, mask_of
+from rummy_agents.gin_rules import deadwood_per_discard, hand_deadwood, mask_of
 from rummy_env.wrappers import RummySingleAgentEnv, add_features, feature_size
 
 

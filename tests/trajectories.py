@@ -132,8 +132,8 @@ def _agents_api() -> tuple[Any, Any]:
         from rummy_agents.arena.registry import make_agent
         from rummy_agents.base import SeatView
     except ImportError:  # before the agents package got its own import name
-        from agents.arena.registry import make_agent  # type: ignore[no-redef]
-        from agents.base import SeatView  # type: ignore[no-redef]
+        from rummy_agents.arena.registry import make_agent  # type: ignore[no-redef]
+        from rummy_agents.base import SeatView  # type: ignore[no-redef]
     return make_agent, SeatView
 
 

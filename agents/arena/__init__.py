@@ -1,19 +1,19 @@
 """Round-robin arena with duplicate deals and honest statistics (``rummy-env arena``).
 
 Example:
-    >>> from agents.arena import ArenaSpec, run_arena, markdown
+    >>> from rummy_agents.arena import ArenaSpec, run_arena, markdown
     >>> result = run_arena(ArenaSpec("gin_rummy", ("random", "simple"), deals=10), progress=False)
     >>> print(markdown(result))  # doctest: +SKIP
 
-Modules: :mod:`~agents.arena.registry` (agents by name), :mod:`~agents.arena.play` (duplicate
-deals), :mod:`~agents.arena.runner` (round robin over processes, per-pair statistics, ratings),
-:mod:`~agents.arena.stats` (Wilson, t intervals, Bradley-Terry), :mod:`~agents.arena.report`
-(tables, CSV/JSON, heatmap).
+Modules: :mod:`~rummy_agents.arena.registry` (agents by name), :mod:`~rummy_agents.arena.play`
+(duplicate deals), :mod:`~rummy_agents.arena.runner` (round robin over processes, per-pair
+statistics, ratings), :mod:`~rummy_agents.arena.stats` (Wilson, t intervals, Bradley-Terry),
+:mod:`~rummy_agents.arena.report` (tables, CSV/JSON, heatmap).
 """
 
-from agents.arena.registry import AGENTS, make_agent, register_agent
-from agents.arena.report import markdown, write_outputs
-from agents.arena.runner import (
+from rummy_agents.arena.registry import AGENTS, make_agent, register_agent
+from rummy_agents.arena.report import markdown, write_outputs
+from rummy_agents.arena.runner import (
     ArenaResult,
     ArenaSpec,
     PairStats,
@@ -21,7 +21,7 @@ from agents.arena.runner import (
     deal_seed,
     run_arena,
 )
-from agents.arena.stats import bradley_terry, bt_ratings, mean_interval, wilson_interval
+from rummy_agents.arena.stats import bradley_terry, bt_ratings, mean_interval, wilson_interval
 
 __all__ = [
     "AGENTS",

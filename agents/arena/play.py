@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 import rummy_env
-from agents.base import SeatView
+from rummy_agents.base import SeatView
 
 OUTCOME_UNKNOWN = "unknown"
 OUTCOME_TRUNCATED = "truncated"

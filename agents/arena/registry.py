@@ -23,29 +23,31 @@ class AgentEntry:
 
 
 AGENTS: dict[str, AgentEntry] = {
-    "random": AgentEntry("agents.random_agent:RandomAgent", doc="uniform over legal actions"),
-    "simple": AgentEntry("agents.gin_rules:GinSimpleAgent", doc="EAAI simple player (Gin)"),
+    "random": AgentEntry("rummy_agents.random_agent:RandomAgent", doc="uniform over legal actions"),
+    "simple": AgentEntry("rummy_agents.gin_rules:GinSimpleAgent", doc="EAAI simple player (Gin)"),
     "simple_best": AgentEntry(
-        "agents.gin_rules:GinSimpleAgent",
+        "rummy_agents.gin_rules:GinSimpleAgent",
         {"take_rule": "best_meld"},
         doc="simple player, takes a discard only if a best arrangement melds it (Gin)",
     ),
     "planner": AgentEntry(
-        "agents.gin_rules:GinPlannerAgent",
+        "rummy_agents.gin_rules:GinPlannerAgent",
         doc="simple player with a one-draw lookahead and card tracking (Gin)",
     ),
-    "novice": AgentEntry("agents.gin_rules:GinNoviceAgent", doc="knock asap, random draws (Gin)"),
-    "ismcts": AgentEntry("agents.ismcts:ISMCTSAgent", doc="information-set MCTS"),
-    "ppo": AgentEntry("agents.ppo_agent:PPOAgent", doc="trained PPO net (@checkpoint=PATH)"),
+    "novice": AgentEntry(
+        "rummy_agents.gin_rules:GinNoviceAgent", doc="knock asap, random draws (Gin)"
+    ),
+    "ismcts": AgentEntry("rummy_agents.ismcts:ISMCTSAgent", doc="information-set MCTS"),
+    "ppo": AgentEntry("rummy_agents.ppo_agent:PPOAgent", doc="trained PPO net (@checkpoint=PATH)"),
     "openspiel": AgentEntry(
-        "agents.openspiel_bot:OpenSpielSimpleBot", doc="OpenSpiel's simple Gin bot (Gin)"
+        "rummy_agents.openspiel_bot:OpenSpielSimpleBot", doc="OpenSpiel's simple Gin bot (Gin)"
     ),
     "heuristic": AgentEntry(
-        "agents.heuristic:HeuristicAgent",
+        "rummy_agents.heuristic:HeuristicAgent",
         doc="ISMCTS's compiled rollout policy, batched over games (fast training opponent)",
     ),
     "greedy": AgentEntry(
-        "agents.rum_greedy:FiveHundredGreedyAgent",
+        "rummy_agents.rum_greedy:FiveHundredGreedyAgent",
         doc="melds asap, deep takes that pay, calls Rummy!, safe discards (500 Rum)",
     ),
 }
@@ -54,11 +56,11 @@ AGENTS: dict[str, AgentEntry] = {
 GAME_AGENTS: dict[str, dict[str, AgentEntry]] = {
     "rummy51": {
         "greedy": AgentEntry(
-            "agents.r51_greedy:Rummy51GreedyAgent",
+            "rummy_agents.r51_greedy:Rummy51GreedyAgent",
             doc="opens asap, builds, retrieves jokers, safe discards (Rummy 51)",
         ),
         "greedy_plus": AgentEntry(
-            "agents.r51_greedy:Rummy51GreedyAgent",
+            "rummy_agents.r51_greedy:Rummy51GreedyAgent",
             {"take_gain": "any", "near_order": True, "joker_layoff": "out", "hold_melds": 3},
             doc="greedy taking any discard that helps, near cards by links, jokers and new melds"
             " kept in hand until it goes out (new melds: while opponents hold 4+ cards; Rummy 51)",
@@ -82,7 +84,8 @@ def register_agent(name: str, target: str, doc: str = "", **kwargs: Any) -> None
     AGENTS[name] = AgentEntry(target, dict(kwargs), doc)
 
 
-def _value(text: str) -> Any:
+def parse_value(text: str) -> Any:
+    """An agent parameter's value: int, float, true/false, none, else the text."""
     low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
@@ -111,7 +114,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise ValueError(f"bad agent parameter {p!r} in {spec!r}: expected key=value")
         if key.strip() == "seed":
             raise ValueError(f"{spec!r}: the arena seeds every agent itself; drop @seed=")
-        kwargs[key.strip()] = _value(value)
+        kwargs[key.strip()] = parse_value(value)
     return name.strip(), kwargs
 
 
@@ -158,6 +161,9 @@ def make_agent(name: str, seed: int | None = None, game: str | None = None) -> A
     """
     entry = resolve(name, game)
     mod_name, _, cls_name = entry.target.partition(":")
+    if mod_name == "agents" or mod_name.startswith("agents."):
+        # The package installed as ``agents`` before it took a name of its own.
+        mod_name = "rummy_" + mod_name
     try:
         cls = getattr(importlib.import_module(mod_name), cls_name)
     except (ImportError, AttributeError) as e:
@@ -172,6 +178,7 @@ __all__ = [
     "check_spec",
     "make_agent",
     "parse_spec",
+    "parse_value",
     "register_agent",
     "resolve",
 ]

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena.runner import ArenaResult
+from rummy_agents.arena.runner import ArenaResult
 
 GAME_FIELDS = (
     "pair",

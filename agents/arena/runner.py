@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import stats as S
-from agents.arena.play import make_env, play_deal
-from agents.arena.registry import make_agent, resolve
+from rummy_agents.arena import stats as S
+from rummy_agents.arena.play import make_env, play_deal
+from rummy_agents.arena.registry import make_agent, resolve
 
 DEFAULT_MAX_DECISIONS = 100_000
 """Decision cap per game; a game reaching it counts as truncated (neither win nor loss)."""
@@ -83,7 +83,7 @@ def deal_seed(seed: int, deal: int) -> int:
 
 
 def agent_seed(seed: int, pair: int, deal: int, leg: int, slot: int) -> int:
-    """Seed of the agent with seed slot ``slot`` (:func:`agents.arena.play.seat_slot`) in one
+    """Seed of the agent with seed slot ``slot`` (:func:`rummy_agents.arena.play.seat_slot`) in one
     game.
     """
     ss = np.random.SeedSequence([seed, 1 + pair, deal, leg, slot])

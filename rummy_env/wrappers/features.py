@@ -15,7 +15,7 @@ trained with them can compute them again at play time from the PettingZoo observ
   rediscover the meld arithmetic.
 - ``"joker_cards"`` (500 Rum and Rummy 51, any player count): six 52-wide planes, one entry
   per natural card, holding what the rule-based discards and draws are decided on (the helpers
-  of :mod:`agents.rum_rollouts`): the card is in the hand and makes a three-card meld with the
+  of :mod:`rummy_agents.rum_rollouts`): the card is in the hand and makes a three-card meld with the
   rest of it (a joker may fill a place); how close it sits to the rest of the hand and to the
   cards the next player is known to hold (same rank 4, same suit one rank away 3, two away 1;
   / 16); it lays off on a table meld or (Rummy 51) takes a joker's place there; the top
@@ -57,7 +57,7 @@ trained with them can compute them again at play time from the PettingZoo observ
   from the pile, most of them deep (2026-11-24).
 - ``"joker_cards_discards"`` (500 Rum): ``joker_cards_takes`` plus two card planes, one entry
   per natural (``DISCARD[c]``). In the play phase, for each natural in the hand, ``greedy``'s
-  score of discarding it (:func:`~agents.rum_rollouts.greedy_discard_score`: its value less
+  score of discarding it (:func:`~rummy_agents.rum_rollouts.greedy_discard_score`: its value less
   what it gives the table, the pile and the next player, and breaks in the hand) relative to
   the best, ``1 + clip((score - best) / 10, -1, 0)``: the first plane over every held natural
   (1 for the card ``greedy`` throws, among ties; 0 for cards 10 points worse or not held), the
@@ -70,7 +70,7 @@ trained with them can compute them again at play time from the PettingZoo observ
   the teacher keeping its melds whole.
 - ``"joker_cards_planner"`` (500 Rum): ``joker_cards_discards`` plus a template plane (685)
   and a one-hot (12). The plane holds, in the play phase and after a "Rummy!" call, 1 at each
-  new meld of ``greedy``'s plan for the turn (:class:`agents.rum_greedy.MeldPlanner`: the
+  new meld of ``greedy``'s plan for the turn (:class:`rummy_agents.rum_greedy.MeldPlanner`: the
   most points melded, lay-offs onto the table and onto the new melds counted, a taken card
   owed to a meld melded), where the ``joker_cards_melds`` plane marks the melds leaving the
   fewest cards; it is gated onto the MELD actions. The one-hot, in every phase but the hand's
@@ -92,7 +92,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.rum_rollouts import closeness, greedy_discard_score, melds_with_hand
+from rummy_agents.rum_rollouts import closeness, greedy_discard_score, melds_with_hand
 from rummy_env.core.jmelds import (
     JOKER,
     NUM_TEMPLATES,
@@ -912,19 +912,19 @@ def _joker_discard_features(obs, out, fit, melded, offs, offs2, o_counts, vals):
 
 @cache
 def _planner() -> Any:
-    from agents.rum_greedy import MeldPlanner
+    from rummy_agents.rum_greedy import MeldPlanner
 
     return MeldPlanner(False)  # the default card values, as R500_VALUES
 
 
 def _joker_planner_features(obs: np.ndarray, out: np.ndarray, layout: Any) -> None:
     """The planes ``joker_cards_planner`` adds, in ``out``: in the play phase, 1 at each new
-    meld of ``greedy``'s plan for the turn (:func:`agents.rum_greedy.turn_plan`: the most
+    meld of ``greedy``'s plan for the turn (:func:`rummy_agents.rum_greedy.turn_plan`: the most
     points melded, lay-offs onto the table counted; the card owed to a meld melded), and the
     same after a "Rummy!" call; and in every phase but the hand's end a one-hot of the fewest
     cards an opponent holds.
     """
-    from agents.rum_greedy import _counts, obligation, table_melds, turn_plan
+    from rummy_agents.rum_greedy import _counts, obligation, table_melds, turn_plan
     from rummy_env.encodings.five_hundred_rum import PH_CALL_LAYOFF, PH_OVER, PH_PLAY
 
     out[:] = 0.0

@@ -19,7 +19,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from agents.base import SeatView
+from rummy_agents.base import SeatView
 from rummy_env.core.cards import validate_deck
 from rummy_env.core.validate import check_action, check_int, check_options, check_seed
 from rummy_env.wrappers.features import add_features, feature_size
@@ -32,7 +32,7 @@ ILLEGAL_ACTIONS = ("random", "raise")
 
 def _make_agent(spec: AgentLike, seed: int) -> Any:
     if isinstance(spec, str):
-        from agents.arena.registry import make_agent
+        from rummy_agents.arena.registry import make_agent
 
         return make_agent(spec, seed=seed)
     return spec

@@ -3,8 +3,8 @@
 Commands:
     simulate: play random games of every game variant with the compiled kernels and print a
         summary table (speed, decisions per game, how hands ended, mean scores).
-    arena: round robin between agents (``agents.arena``, imported lazily) with duplicate deals,
-        win rates, score margins, Bradley-Terry ratings, CSV/JSON files and a heatmap.
+    arena: round robin between agents (``rummy_agents.arena``, imported lazily) with duplicate
+        deals, win rates, score margins, Bradley-Terry ratings, CSV/JSON files and a heatmap.
 
 Every command is a function ``cmd_<name>(args) -> int`` registered in :data:`COMMANDS` by a
 ``add_<name>_parser`` function, so further commands (``arena``, ``play``, ``benchmark``,
@@ -509,7 +509,7 @@ BASELINES = {
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
-    """Run ``rummy-env arena`` (the work is done by ``agents.arena``, imported here); with
+    """Run ``rummy-env arena`` (the work is done by ``rummy_agents.arena``, imported here); with
     ``--game all``, one round robin of the baselines per game, default rules.
     """
     if args.game == "all":
@@ -536,7 +536,7 @@ def _arena_one(args: argparse.Namespace) -> int:
         options["episode"] = args.episode
     make_config(args.game, options)
     try:
-        from agents.arena import ArenaSpec, markdown, run_arena, write_outputs
+        from rummy_agents.arena import ArenaSpec, markdown, run_arena, write_outputs
     except ImportError as e:  # pragma: no cover - the agents package ships with rummy_env
         raise CLIError(f"the arena needs the 'agents' package: {e}") from None
     agents = tuple(a.strip() for a in args.agents.split(",") if a.strip())
