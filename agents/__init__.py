@@ -1,5 +1,8 @@
-"""Baseline agents for the rummy_env environments (see ``rummy_agents.base`` for the protocol)."""
+"""Agents for the rummy_env environments, installed as ``rummy_agents`` (see
+:mod:`rummy_agents.base` for the protocol, :mod:`rummy_agents.arena.registry` for agents by name).
+"""
 
+from rummy_agents.arena.registry import agent_spec, make_agent
 from rummy_agents.base import Agent, SeatView
 from rummy_agents.gin_rules import GinNoviceAgent, GinPlannerAgent, GinSimpleAgent
 from rummy_agents.random_agent import RandomAgent
@@ -11,4 +14,6 @@ __all__ = [
     "GinSimpleAgent",
     "RandomAgent",
     "SeatView",
+    "agent_spec",
+    "make_agent",
 ]

@@ -1,9 +1,9 @@
 """The agent protocol: an agent acts for one seat from what that seat may see.
 
 ``act(observation, view)`` gets the PettingZoo observation dict (``"observation"``,
-``"action_mask"``) and a :class:`SeatView` - the rules config, the seat, and the env's public
-helpers (sampling full states consistent with the seat's information). No agent ever reads the
-hidden state of the game.
+``"action_mask"``) and a :class:`~rummy_env.envs.view.SeatView`, which the env side owns: the
+rules config, the seat, and the env's public helpers (sampling full states consistent with the
+seat's information). No agent ever reads the hidden state of the game.
 """
 
 from __future__ import annotations
@@ -12,25 +12,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-
-class SeatView:
-    """Public information and helpers for one seat of a running AEC env.
-
-    Args:
-        env: the AEC env (wrapped or raw); only its public helpers are used.
-        agent: the seat's agent name (``"player_0"``, ...).
-    """
-
-    def __init__(self, env: Any, agent: str) -> None:
-        self._env = env.unwrapped
-        self.agent = agent
-        self.seat = self._env.possible_agents.index(agent)
-        self.config = self._env.config
-        self.game = self._env.metadata["name"].rsplit("_v", 1)[0]
-
-    def sample_worlds(self, n: int, seed: int | np.random.Generator | None = None) -> Any:
-        """``n`` full states consistent with this seat's information (a batched game)."""
-        return self._env.sample_worlds(self.agent, n, seed)
+from rummy_env.envs.view import SeatView
 
 
 def legal_actions(mask: Any) -> np.ndarray:
@@ -54,3 +36,6 @@ class Agent(Protocol):
     def act(self, observation: dict[str, np.ndarray], view: SeatView | None = None) -> int:
         """Choose a legal action (``observation["action_mask"][a] == 1``)."""
         ...
+
+
+__all__ = ["Agent", "SeatView", "legal_actions"]

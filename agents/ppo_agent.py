@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from rummy_env.wrappers.features import add_features, feature_size
+from rummy_agents.features import add_features, feature_size
 
 CHECKPOINT_FORMAT = "rummy_env-ppo-v1"
 MASKED_LOGIT = -1e8

@@ -60,18 +60,18 @@ from tqdm import tqdm
 import rummy_env
 from rummy_agents.arena.registry import AGENTS, GAME_AGENTS, make_agent, parse_value
 from rummy_agents.arena.stats import wilson_interval
-from rummy_agents.ppo_agent import (
-    CHECKPOINT_FORMAT,
-    MaskedActorCritic,
-    build_checkpoint,
-    load_network,
-)
-from rummy_env.wrappers.features import (
+from rummy_agents.features import (
     add_features,
     card_layout,
     default_features,
     feature_size,
     meld_planes,
+)
+from rummy_agents.ppo_agent import (
+    CHECKPOINT_FORMAT,
+    MaskedActorCritic,
+    build_checkpoint,
+    load_network,
 )
 
 # rewards scaled to about [-1, 1] where the game offers it

@@ -20,9 +20,10 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-from rummy_agents.arena.registry import parse_value
+from rummy_agents.arena.registry import agent_spec, parse_value
 from rummy_agents.arena.stats import wilson_interval
-from rummy_env.wrappers import RummySingleAgentEnv, default_features, make_sb3_vec_env
+from rummy_agents.features import FeatureSet, default_features
+from rummy_env.wrappers import RummySingleAgentEnv, make_sb3_vec_env
 
 # rewards scaled to about [-1, 1] where the game offers it
 DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {
@@ -87,7 +88,8 @@ def main() -> None:
         k, _, v = kv.partition("=")
         options[k] = parse_value(v)
     features = args.features or default_features(args.game)
-    env_kwargs = dict(opponents=args.opponent, features=features, **options)
+    opponent = agent_spec(args.opponent, args.game)
+    env_kwargs = dict(opponents=opponent, features=FeatureSet(args.game, features), **options)
     venv = make_sb3_vec_env(args.game, args.n_envs, seed=args.seed, **env_kwargs)
     model = MaskablePPO(
         "MlpPolicy",

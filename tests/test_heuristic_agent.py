@@ -83,9 +83,10 @@ def test_errors() -> None:
 
 def test_single_agent_wrapper_opponent() -> None:
     """As a named opponent of the Gymnasium wrapper (it acts through the seat's view)."""
+    from rummy_agents import agent_spec
     from rummy_env.wrappers import RummySingleAgentEnv
 
-    env = RummySingleAgentEnv("rummy51", opponents="heuristic")
+    env = RummySingleAgentEnv("rummy51", opponents=agent_spec("heuristic"))
     obs, info = env.reset(seed=0)
     rng = np.random.default_rng(0)
     done, steps = False, 0

@@ -7,17 +7,17 @@ import numpy as np
 import pytest
 
 import rummy_env
-from rummy_agents.heuristic import HeuristicAgent
-from rummy_agents.rum_rollouts import closeness, melds_with_hand
-from rummy_env.core.table import can_lay_off
-from rummy_env.rules.rummy51.kernels import can_retrieve_with
-from rummy_env.wrappers.features import (
+from rummy_agents.features import (
     add_features,
     card_layout,
     default_features,
     feature_size,
     joker_layout,
 )
+from rummy_agents.heuristic import HeuristicAgent
+from rummy_agents.rum_rollouts import closeness, melds_with_hand
+from rummy_env.core.table import can_lay_off
+from rummy_env.rules.rummy51.kernels import can_retrieve_with
 
 
 def _positions(game: str, n: int, steps: int, **options):

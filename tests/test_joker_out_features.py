@@ -1,7 +1,7 @@
 """``joker_cards_out`` and ``joker_cards_plan``: can a Rummy 51 (or 500 Rum) hand go out this
 turn, how many cards must it keep, and which melds does its free arrangement hold?
 
-The searches (:func:`rummy_env.wrappers.features.fewest_left`, :func:`free_arrangement`) are
+The searches (:func:`rummy_agents.features.fewest_left`, :func:`free_arrangement`) are
 shown on stacked hands first, then checked against the rule-based agent's plans on played
 positions.
 """
@@ -12,14 +12,7 @@ import numpy as np
 import pytest
 
 import rummy_env
-from rummy_agents.heuristic import HeuristicAgent
-from rummy_agents.r51_greedy import Rummy51GreedyAgent, _counts, table_melds
-from rummy_env.core.cards import parse_cards
-from rummy_env.core.jmelds import template_str
-from rummy_env.encodings import five_hundred_rum as E500
-from rummy_env.encodings import rummy51 as E
-from rummy_env.rules.rummy51.kernels import card_penalty
-from rummy_env.wrappers.features import (
+from rummy_agents.features import (
     add_features,
     best_melds,
     card_layout,
@@ -29,6 +22,13 @@ from rummy_env.wrappers.features import (
     make_out_work,
     meld_planes,
 )
+from rummy_agents.heuristic import HeuristicAgent
+from rummy_agents.r51_greedy import Rummy51GreedyAgent, _counts, table_melds
+from rummy_env.core.cards import parse_cards
+from rummy_env.core.jmelds import template_str
+from rummy_env.encodings import five_hundred_rum as E500
+from rummy_env.encodings import rummy51 as E
+from rummy_env.rules.rummy51.kernels import card_penalty
 
 
 def _left(hand: str, *, need: int = 0, taken: str = "", runs=(), groups=()) -> int:
@@ -364,8 +364,8 @@ def test_500_rum_plan_and_meld_planes() -> None:
     """In 500 Rum the plan planes hold each card's value / 15 (A 15, 2-9 face, 10-K 10) and the
     free arrangement by those values; every meld of the meld plane is a legal MELD now (in the
     play phase, with no taken card owed to a meld)."""
+    from rummy_agents.features import R500_VALUES, free_arrangement_by
     from rummy_env.encodings import five_hundred_rum as E500
-    from rummy_env.wrappers.features import R500_VALUES, free_arrangement_by
 
     assert [int(R500_VALUES[c]) for c in parse_cards("Ac 2c 9c Tc Kc")] == [15, 2, 9, 10, 10]
     assert int(R500_VALUES[52]) == 15
@@ -449,8 +449,8 @@ def test_take_plane_scores_each_pile_depth_as_greedy_does() -> None:
 
 def _score(hand: str, c: str, *, nxt: str = "", pile: str = "", fits: bool = False) -> int:
     """``greedy``'s discard score of card ``c`` from ``hand`` (500 Rum default values)."""
+    from rummy_agents.features import R500_VALUES
     from rummy_agents.rum_rollouts import greedy_discard_score
-    from rummy_env.wrappers.features import R500_VALUES
 
     def counts(text: str) -> np.ndarray:
         h = np.zeros(53, np.int64)

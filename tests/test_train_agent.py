@@ -10,8 +10,8 @@ torch = pytest.importorskip("torch")
 import rummy_env  # noqa: E402
 from rummy_agents.arena.play import make_env, play_game  # noqa: E402
 from rummy_agents.arena.registry import make_agent  # noqa: E402
+from rummy_agents.features import card_layout, feature_size  # noqa: E402
 from rummy_agents.ppo_agent import MaskedActorCritic, PPOAgent, build_checkpoint  # noqa: E402
-from rummy_env.wrappers import card_layout, feature_size  # noqa: E402
 
 
 def _checkpoint(
@@ -58,7 +58,7 @@ def test_never_masked_single_equals_batch(tmp_path) -> None:
             assert agent.act({"observation": obs[i], "action_mask": mask[i]}) == acts[i]
     # unmasked, the same network would often choose an illegal action: the mask matters
     obs, mask = _states("gin_rummy", 64, 5)[-1]
-    from rummy_env.wrappers import add_features
+    from rummy_agents.features import add_features
 
     with torch.no_grad():
         raw = net.policy(net.trunk(torch.from_numpy(add_features("gin_deadwood", obs))))

@@ -194,8 +194,8 @@ def test_dagger_round_records_the_students_positions_with_the_teachers_moves() -
     import torch
 
     from rummy_agents.arena.registry import make_agent
+    from rummy_agents.features import feature_size
     from rummy_agents.ppo_agent import MaskedActorCritic
-    from rummy_env.wrappers.features import feature_size
 
     mod = _script("ppo_selfplay")
     cfg = mod.finalize(mod.Config(game="gin_rummy", num_envs=8, teacher="simple"))
@@ -344,8 +344,8 @@ def test_init_agent_widens_a_network_to_a_new_plane(tmp_path, game, old_set, new
     import torch
 
     import rummy_env
+    from rummy_agents.features import add_features, card_layout, feature_size, meld_planes
     from rummy_agents.ppo_agent import build_checkpoint, load_network
-    from rummy_env.wrappers.features import add_features, card_layout, feature_size, meld_planes
 
     mod = _script("ppo_selfplay")
     venv = rummy_env.make_vec(game, 16, seed=2)

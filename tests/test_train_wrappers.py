@@ -7,16 +7,25 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import rummy_env
+from rummy_agents import RandomAgent, agent_spec
+from rummy_agents.features import FeatureSet, add_features, feature_size
 from rummy_agents.gin_rules import deadwood_per_discard, hand_deadwood, mask_of
-from rummy_env.wrappers import RummySingleAgentEnv, add_features, feature_size
+from rummy_env.wrappers import RummySingleAgentEnv
 
 
 @pytest.mark.parametrize(
     ("game", "kwargs"),
     [
-        ("gin_rummy", {"opponents": "simple", "features": "gin_deadwood"}),
-        ("gin_rummy", {"opponents": "random", "reward": "normalized"}),
-        ("five_hundred_rum", {"opponents": "random"}),
+        (
+            "gin_rummy",
+            {
+                "opponents": agent_spec("simple"),
+                "features": FeatureSet("gin_rummy", "gin_deadwood"),
+            },
+        ),
+        ("gin_rummy", {"opponents": None, "reward": "normalized"}),
+        ("five_hundred_rum", {"opponents": agent_spec("random")}),
+        ("rummy51", {"opponents": lambda obs, view: int(obs["action_mask"].argmax())}),
     ],
 )
 def test_check_env(game: str, kwargs: dict) -> None:
@@ -25,7 +34,7 @@ def test_check_env(game: str, kwargs: dict) -> None:
 
 
 def test_episode_learner_only_acts_on_its_turn_and_rewards_follow_the_hand() -> None:
-    env = RummySingleAgentEnv("gin_rummy", opponents="simple", learner_seat=1)
+    env = RummySingleAgentEnv("gin_rummy", opponents=agent_spec("simple"), learner_seat=1)
     rng = np.random.default_rng(0)
     for ep in range(5):
         obs, info = env.reset(seed=ep)
@@ -48,8 +57,8 @@ def test_episode_learner_only_acts_on_its_turn_and_rewards_follow_the_hand() -> 
 
 
 def test_seeded_reset_replays_and_illegal_action_policy() -> None:
-    a = RummySingleAgentEnv("gin_rummy", opponents="simple")
-    b = RummySingleAgentEnv("gin_rummy", opponents="simple")
+    a = RummySingleAgentEnv("gin_rummy", opponents=agent_spec("simple"))
+    b = RummySingleAgentEnv("gin_rummy", opponents=agent_spec("simple"))
     oa, _ = a.reset(seed=7)
     ob, _ = b.reset(seed=7)
     np.testing.assert_array_equal(oa, ob)
@@ -89,9 +98,39 @@ def test_sb3_vec_env_and_maskable_ppo_smoke(tmp_path) -> None:
     sb3c = pytest.importorskip("sb3_contrib")
     from rummy_env.wrappers import make_sb3_vec_env
 
-    venv = make_sb3_vec_env("gin_rummy", 4, seed=0, opponents="random", features="gin_deadwood")
+    feats = FeatureSet("gin_rummy", "gin_deadwood")
+    venv = make_sb3_vec_env("gin_rummy", 4, seed=0, opponents=None, features=feats)
     masks = np.stack(venv.env_method("action_masks"))
     assert masks.shape == (4, 107) and masks.any(axis=1).all()
     model = sb3c.MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0)
     model.learn(256)
     assert model.num_timesteps >= 256
+
+
+@pytest.mark.parametrize("bad", ["simple", 3, ["random"]])
+def test_opponents_by_name_are_refused_with_the_agents_side_hint(bad) -> None:
+    with pytest.raises(TypeError, match="opponents"):
+        RummySingleAgentEnv("gin_rummy", opponents=bad)
+    if isinstance(bad, str):
+        with pytest.raises(TypeError, match=r"agent_spec\('simple'\)"):
+            RummySingleAgentEnv("gin_rummy", opponents=bad)
+
+
+def test_features_must_be_a_feature_set() -> None:
+    with pytest.raises(TypeError, match="features"):
+        RummySingleAgentEnv("gin_rummy", features="gin_deadwood")
+
+
+def test_agent_factory_opponents_are_reseeded_every_reset() -> None:
+    env = RummySingleAgentEnv("gin_rummy", opponents=agent_spec("novice"), learner_seat=0)
+    first = [env.reset(seed=s)[0] for s in (1, 2)]
+    again = [env.reset(seed=s)[0] for s in (1, 2)]
+    for x, y in zip(first, again, strict=True):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_agent_objects_are_used_as_given() -> None:
+    opp = RandomAgent(seed=0)
+    env = RummySingleAgentEnv("five_hundred_rum", opponents=opp, learner_seat=1)
+    env.reset(seed=0)
+    assert env._opponents["player_0"] is opp

@@ -188,7 +188,7 @@ def feature_digests() -> dict[str, list[str]]:
     try:
         from rummy_agents.features import FEATURES, add_features
     except ImportError:
-        from rummy_env.wrappers.features import FEATURES, add_features  # type: ignore
+        from rummy_agents.features import FEATURES, add_features  # type: ignore
     out: dict[str, list[str]] = {}
     for game, opts in (("gin_rummy", {}), ("five_hundred_rum", {}), ("rummy51", {})):
         venv = rummy_env.make_vec(game, 8, seed=3, **opts)

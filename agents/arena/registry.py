@@ -21,6 +21,23 @@ class AgentEntry:
     kwargs: dict[str, Any] = field(default_factory=dict)
     doc: str = ""
 
+    def build(self, seed: int | None = None) -> Any:
+        """The agent, seeded (so an entry is an agent factory for
+        ``rummy_env.wrappers.RummySingleAgentEnv``).
+
+        Raises:
+            ValueError: for a class that cannot be imported.
+        """
+        mod_name, _, cls_name = self.target.partition(":")
+        if mod_name == "agents" or mod_name.startswith("agents."):
+            # The package installed as ``agents`` before it took a name of its own.
+            mod_name = "rummy_" + mod_name
+        try:
+            cls = getattr(importlib.import_module(mod_name), cls_name)
+        except (ImportError, AttributeError) as e:
+            raise ValueError(f"agent {self.target!r}: cannot import it ({e})") from None
+        return cls(seed=seed, **self.kwargs)
+
 
 AGENTS: dict[str, AgentEntry] = {
     "random": AgentEntry("rummy_agents.random_agent:RandomAgent", doc="uniform over legal actions"),
@@ -152,6 +169,17 @@ def check_spec(spec: str) -> None:
         raise ValueError(f"unknown agent {name!r}; available: {', '.join(sorted(names))}")
 
 
+def agent_spec(name: str, game: str | None = None) -> AgentEntry:
+    """The factory of an agent spec (``name`` or ``name@key=value...``) for ``game``: its
+    ``build(seed)`` makes a seeded agent. Pass it as an opponent of
+    ``rummy_env.wrappers.RummySingleAgentEnv`` to rebuild the agent at every reset.
+
+    Raises:
+        ValueError: for an unknown name or a malformed spec.
+    """
+    return resolve(name, game)
+
+
 def make_agent(name: str, seed: int | None = None, game: str | None = None) -> Any:
     """Build the agent of a spec (``name`` or ``name@key=value...``) with a seed, for ``game``
     (its own entry of the name, if any).
@@ -159,22 +187,14 @@ def make_agent(name: str, seed: int | None = None, game: str | None = None) -> A
     Raises:
         ValueError: for an unknown name or a class that cannot be imported.
     """
-    entry = resolve(name, game)
-    mod_name, _, cls_name = entry.target.partition(":")
-    if mod_name == "agents" or mod_name.startswith("agents."):
-        # The package installed as ``agents`` before it took a name of its own.
-        mod_name = "rummy_" + mod_name
-    try:
-        cls = getattr(importlib.import_module(mod_name), cls_name)
-    except (ImportError, AttributeError) as e:
-        raise ValueError(f"agent {name!r}: cannot import {entry.target} ({e})") from None
-    return cls(seed=seed, **entry.kwargs)
+    return resolve(name, game).build(seed)
 
 
 __all__ = [
     "AGENTS",
     "GAME_AGENTS",
     "AgentEntry",
+    "agent_spec",
     "check_spec",
     "make_agent",
     "parse_spec",

@@ -1,9 +1,12 @@
 """Gymnasium single-agent view of a rummy game: one learner seat against fixed opponents.
 
-The learner acts in one seat; every other seat is played by an opponent agent (anything with
-``act(observation, view)`` from ``agents/``, or a registry name such as ``"simple"``). A step is
-one learner decision followed by the opponents' decisions up to the learner's next turn (or the
-end of the episode); the reward is the sum of the learner's rewards over those decisions.
+The learner acts in one seat; every other seat is played by an opponent: an agent object
+(``act(observation, view)``), a plain callable ``policy(observation, view) -> action``, an agent
+factory (``build(seed) -> agent``, rebuilt at every reset with a seed from the env's generator,
+such as ``rummy_agents.agent_spec("simple")``), or ``None`` for uniformly random legal actions.
+Agents are looked up by name on the agents side, never here. A step is one learner decision
+followed by the opponents' decisions up to the learner's next turn (or the end of the episode);
+the reward is the sum of the learner's rewards over those decisions.
 
 ``action_masks()`` returns the learner's legal actions, the method sb3-contrib's ``MaskablePPO``
 looks for, so ``MaskablePPO("MlpPolicy", RummySingleAgentEnv("gin_rummy"))`` trains out of the
@@ -13,29 +16,92 @@ box; :func:`make_sb3_vec_env` builds the vectorised form (many games per SB3 ste
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from rummy_agents.base import SeatView
 from rummy_env.core.cards import validate_deck
 from rummy_env.core.validate import check_action, check_int, check_options, check_seed
-from rummy_env.wrappers.features import add_features, feature_size
-
-AgentLike = Any
-"""An agent instance (``act(observation, view)``) or an agent spec string for the registry."""
+from rummy_env.envs.view import SeatView
 
 ILLEGAL_ACTIONS = ("random", "raise")
 
 
-def _make_agent(spec: AgentLike, seed: int) -> Any:
-    if isinstance(spec, str):
-        from rummy_agents.arena.registry import make_agent
+@runtime_checkable
+class AgentFactory(Protocol):
+    """Builds a freshly seeded agent (``rummy_agents.agent_spec(name)`` is one)."""
 
-        return make_agent(spec, seed=seed)
-    return spec
+    def build(self, seed: int) -> Any:
+        """An agent seeded with ``seed``."""
+        ...
+
+
+@runtime_checkable
+class ObservationFeatures(Protocol):
+    """Extra observation entries a learner reads (``rummy_agents.features.FeatureSet``)."""
+
+    size: int
+    """Number of entries appended to the observation."""
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        """``obs`` with the features appended."""
+        ...
+
+
+OpponentLike = Any
+"""An agent object, a callable ``policy(observation, view) -> action``, an
+:class:`AgentFactory`, or ``None`` (uniformly random legal actions)."""
+
+
+class _RandomLegal:
+    """Uniformly random legal actions from a seeded generator."""
+
+    name = "random"
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: dict[str, np.ndarray], view: Any = None) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        return int(legal[self.rng.integers(legal.size)])
+
+
+class _Policy:
+    """A plain callable ``policy(observation, view)`` as an agent."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.name = getattr(fn, "__name__", "policy")
+
+    def act(self, observation: dict[str, np.ndarray], view: Any = None) -> int:
+        return int(self.fn(observation, view))
+
+
+def _check_opponent(k: int, opp: Any) -> None:
+    if opp is None or isinstance(opp, AgentFactory) or hasattr(opp, "act") or callable(opp):
+        return
+    hint = ""
+    if isinstance(opp, str):
+        hint = (
+            f"; agents are looked up by name on the agents side: rummy_agents.agent_spec({opp!r})"
+        )
+    raise TypeError(
+        f"opponents[{k}] must be an agent (act(observation, view)), a callable "
+        f"policy(observation, view), an agent factory (build(seed)) or None, "
+        f"got {type(opp).__name__} {opp!r}{hint}"
+    )
+
+
+def _build(opp: Any, seed: int) -> Any:
+    if opp is None:
+        return _RandomLegal(seed)
+    if isinstance(opp, AgentFactory):
+        return opp.build(seed)
+    if hasattr(opp, "act"):
+        return opp
+    return _Policy(opp)
 
 
 class RummySingleAgentEnv(gym.Env):
@@ -48,13 +114,17 @@ class RummySingleAgentEnv(gym.Env):
     the env's seeded generator (``info["illegal_action"]`` is then True).
 
     Args:
-        game: game name (``"gin_rummy"``, ``"five_hundred_rum"``, ...): ``rummy_env.<game>_v0``.
-        opponents: one agent or agent spec for every other seat, or a sequence with one per
-            opponent seat (in seat order, skipping the learner). Specs (strings, e.g.
-            ``"simple"``, ``"random"``) are rebuilt at each reset with seeds drawn from the env's
-            generator, so a seeded reset replays exactly.
-        learner_seat: the learner's seat; ``None`` draws it at each reset (both seats seen).
-        features: extra observation features (:mod:`rummy_env.wrappers.features`).
+        game: game name (``"gin_rummy"``, ``"five_hundred_rum"``, ``"rummy51"``): the env of
+            ``rummy_env.ENV_MODULES[game]``.
+        opponents: one opponent for every other seat, or a sequence with one per opponent seat
+            (in seat order, skipping the learner): an agent object, a callable
+            ``policy(observation, view)``, an agent factory (``build(seed)``: rebuilt at each
+            reset with a seed drawn from the env's generator, so a seeded reset replays
+            exactly), or ``None``: uniformly random legal actions (also reseeded each reset).
+        learner_seat: the learner's seat; ``None`` draws it at each reset (every seat seen).
+        features: extra observation entries for the learner (``size`` and
+            ``features(obs) -> obs with them appended``, such as
+            ``rummy_agents.features.FeatureSet``), or ``None``.
         illegal_action: ``"random"`` (replace, see above) or ``"raise"`` (``ValueError``).
         render_mode: passed to the AEC env (``"ansi"``).
         **options: the game's rule options.
@@ -65,9 +135,9 @@ class RummySingleAgentEnv(gym.Env):
     def __init__(
         self,
         game: str = "gin_rummy",
-        opponents: AgentLike | Sequence[AgentLike] = "random",
+        opponents: OpponentLike | Sequence[OpponentLike] = None,
         learner_seat: int | None = None,
-        features: str = "none",
+        features: ObservationFeatures | None = None,
         illegal_action: str = "random",
         render_mode: str | None = None,
         **options: Any,
@@ -88,6 +158,13 @@ class RummySingleAgentEnv(gym.Env):
             opponents = [opponents] * n_opp
         if len(opponents) != n_opp:
             raise ValueError(f"need {n_opp} opponent(s), got {len(opponents)}")
+        for k, opp in enumerate(opponents):
+            _check_opponent(k, opp)
+        if features is not None and not isinstance(features, ObservationFeatures):
+            raise TypeError(
+                f"features must have size and __call__(obs) (rummy_agents.features.FeatureSet) "
+                f"or be None, got {type(features).__name__} {features!r}"
+            )
         self._opponent_specs = list(opponents)
         if learner_seat is not None:
             learner_seat = check_int("learner_seat", learner_seat, 0, self.num_players - 1)
@@ -97,8 +174,7 @@ class RummySingleAgentEnv(gym.Env):
         agent0 = self.aec.possible_agents[0]
         base = self.aec.observation_space(agent0)["observation"]
         self.num_actions = int(self.aec.action_space(agent0).n)
-        size = base.shape[0] + feature_size(features)
-        extra = size - base.shape[0]  # feature planes: no declared bounds
+        extra = 0 if features is None else int(features.size)  # feature planes: no bounds
         self.observation_space = spaces.Box(
             np.concatenate([base.low, np.full(extra, -np.inf, np.float32)]),
             np.concatenate([base.high, np.full(extra, np.inf, np.float32)]),
@@ -118,7 +194,7 @@ class RummySingleAgentEnv(gym.Env):
 
     def _obs(self) -> np.ndarray:
         raw = self.aec.observe(self.learner)["observation"]
-        return add_features(self.features, raw) if self.features != "none" else raw
+        return raw if self.features is None else self.features(raw)
 
     def _finished(self) -> tuple[bool, bool]:
         names = self.aec.possible_agents
@@ -167,7 +243,7 @@ class RummySingleAgentEnv(gym.Env):
         self.aec.reset(seed=int(rng.integers(2**31 - 1)), options=options or None)
         others = [a for a in self.aec.possible_agents if a != self.learner]
         self._opponents = {
-            a: _make_agent(s, int(rng.integers(2**31 - 1)))
+            a: _build(s, int(rng.integers(2**31 - 1)))
             for a, s in zip(others, self._opponent_specs, strict=True)
         }
         self._views = {a: SeatView(self.aec, a) for a in others}
@@ -245,4 +321,10 @@ def make_sb3_vec_env(
     return venv
 
 
-__all__ = ["ILLEGAL_ACTIONS", "RummySingleAgentEnv", "make_sb3_vec_env"]
+__all__ = [
+    "ILLEGAL_ACTIONS",
+    "AgentFactory",
+    "ObservationFeatures",
+    "RummySingleAgentEnv",
+    "make_sb3_vec_env",
+]

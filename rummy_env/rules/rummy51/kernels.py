@@ -229,9 +229,9 @@ def _leaf_ok(h, kept, taken, owed, room, swap) -> bool:
 
 
 @njit(cache=True)
-def _take(h, t, j) -> int:
+def take_template(h, t, j) -> int:
     """Remove template ``t``'s cards from count vector ``h``; returns its natural run
-    positions (groups: 0) for ``_give``.
+    positions (groups: 0) for ``give_template``.
     """
     kinds, ta, tb, tc = TPL_KIND, TPL_A, TPL_B, TPL_C
     nat = 0
@@ -251,8 +251,8 @@ def _take(h, t, j) -> int:
 
 
 @njit(cache=True)
-def _give(h, t, j, nat):
-    """Undo ``_take``."""
+def give_template(h, t, j, nat):
+    """Undo ``take_template``."""
     kinds, ta, tb, tc = TPL_KIND, TPL_A, TPL_B, TPL_C
     if kinds[t] == 1:
         for s in range(4):
@@ -275,7 +275,7 @@ def _undo_level(h, kept, lv, d):
     """Take back the move made at search level ``d`` (a template laid, or the pivot kept)."""
     t = lv[d, _AT]
     if t >= 0:
-        _give(h, t, lv[d, _AJ], lv[d, _ANAT])
+        give_template(h, t, lv[d, _AJ], lv[d, _ANAT])
     elif t == -2:
         h[lv[d, _PIV]] += 1
         kept[lv[d, _PIV]] -= 1
@@ -485,7 +485,7 @@ def _reach(h, kept, need, must, taken, owed, room, swap, ws) -> bool:
             if 0 <= taken < 52 and kinds[t] == 1 and j >= 1 and troom[t] == 1:
                 if ta[t] == taken % 13 and (tb[t] >> (taken // 13) & 1) == 0:
                     sw = 1
-            lv[d, _ANAT] = _take(h, t, j)
+            lv[d, _ANAT] = take_template(h, t, j)
             lv[d, _AT] = t
             lv[d, _AJ] = j
             lv[d + 1, _NEED] = lv[d, _NEED] - tval[t]

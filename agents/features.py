@@ -118,7 +118,7 @@ from rummy_env.core.melds import (
 )
 from rummy_env.rules.five_hundred_rum.kernels import C_SIZE
 from rummy_env.rules.five_hundred_rum.kernels import card_value as rum_card_value
-from rummy_env.rules.rummy51.kernels import TPL_VAL, _give, _take, card_penalty
+from rummy_env.rules.rummy51.kernels import TPL_VAL, card_penalty, give_template, take_template
 
 FEATURES = (
     "none",
@@ -625,7 +625,7 @@ def _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kep
         pivot = lv[d, _L_PIV]
         t = lv[d, _L_AT]  # take back this level's last move
         if t >= 0:
-            _give(h, t, lv[d, _L_AJ], lv[d, _L_ANAT])
+            give_template(h, t, lv[d, _L_AJ], lv[d, _L_ANAT])
         elif t == -2:
             h[pivot] += 1
             kept[pivot] -= 1
@@ -641,7 +641,7 @@ def _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kep
             t = -1
         lv[d, _L_K] = k
         if t >= 0:
-            lv[d, _L_ANAT] = _take(h, t, j)
+            lv[d, _L_ANAT] = take_template(h, t, j)
             lv[d, _L_AT] = t
             lv[d, _L_AJ] = j
             lv[d + 1, _L_PTS] = lv[d, _L_PTS] + tval[t]
@@ -1007,6 +1007,35 @@ def meld_planes(game: str, features: str, obs_size: int) -> list[tuple[int, int,
     return planes
 
 
+class FeatureSet:
+    """A learner's extra observation entries for one game: ``size`` entries appended by
+    ``features(obs)`` (what ``rummy_env.wrappers.RummySingleAgentEnv`` takes as ``features``).
+
+    Args:
+        game: game name.
+        name: a feature set of :data:`FEATURES`.
+
+    Raises:
+        ValueError: for an unknown game or feature set.
+    """
+
+    def __init__(self, game: str, name: str) -> None:
+        if game not in ("gin_rummy", *_JOKER_GAMES):
+            raise ValueError(
+                f"game must be one of gin_rummy, {', '.join(_JOKER_GAMES)}, got {game!r}"
+            )
+        self.game = game
+        self.name = name
+        self.size = feature_size(name)
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        """``obs`` ((O,) or (B, O)) with the features appended, float32."""
+        return add_features(self.name, obs) if self.name != "none" else np.asarray(obs, np.float32)
+
+    def __repr__(self) -> str:
+        return f"FeatureSet({self.game!r}, {self.name!r})"
+
+
 def default_features(game: str) -> str:
     """The feature set used by default for ``game``."""
     if game == "gin_rummy":
@@ -1016,6 +1045,7 @@ def default_features(game: str) -> str:
 
 __all__ = [
     "FEATURES",
+    "FeatureSet",
     "R500_VALUES",
     "R51_VALUES",
     "add_features",
