@@ -122,6 +122,25 @@ when the stock is empty and the player to draw passes. ``episode="game"``: when 
 single player leads with ``target`` or more (ties for the lead play on; ``must_go_out_to_win``:
 only the player who went out, with ``target``). ``max_steps`` truncates.
 
+## Infos
+
+Keys that mean the same in every game are spelled alike (``outcome``, ``hands_played``, and
+``score``, ``winner`` where a game has them); each agent's infos after every step:
+
+| key               | when       | meaning                                                     |
+|-------------------|------------|-------------------------------------------------------------|
+| ``outcome``       | every step | how the last finished hand ended (``"none"`` before)      |
+| ``hands_played``  | every step | hands finished in this episode                              |
+| ``hand_points``   | every step | this seat's score of the last finished hand (melded - held) |
+| ``score``         | every step | this seat's cumulative score                                |
+| ``winner``        | game end   | seat that won the game (``episode="game"``)                 |
+
+Vector env (``make_vec``): ``reset`` and ``step`` infos hold ``current_player`` (N,); ``step``
+adds, for the games where ``_final_observation`` is True (an episode just ended; other rows
+are undefined), ``final_observation`` (N, players, obs), ``outcome`` (index into
+``OUTCOME_NAMES`` of the encoding), ``episode_length`` (decisions) and ``final_points``
+(N, players: ``score`` for ``episode="game"``, else ``hand_points``).
+
 ## Departures from the printed rules
 
 - Jokers fill exactly the positions the hand lacks (see Actions).

@@ -121,6 +121,26 @@ end. Raw points are in ``infos`` (``hand_points``, ``totals``, ``outcome``, ``de
 ``episode="hand"``: after a knock is scored or a dead hand. ``episode="match"``: when a player's
 points reach ``target`` (dead hands are replayed by the same dealer). ``max_steps`` truncates.
 
+## Infos
+
+Keys that mean the same in every game are spelled alike (``outcome``, ``hands_played``, and
+``score``, ``winner`` where a game has them); each agent's infos after every step:
+
+| key               | when       | meaning                                                     |
+|-------------------|------------|-------------------------------------------------------------|
+| ``outcome``       | every step | how the last finished hand ended (``"none"`` before)      |
+| ``hands_played``  | every step | hands finished in this episode                              |
+| ``hand_points``   | every step | points this seat scored in the last finished hand           |
+| ``deadwood``      | every step | this seat's deadwood in the last scored hand                |
+| ``score``         | episode end | cumulative match points, hand scores only                  |
+| ``totals``        | match end  | final match total with all bonuses                          |
+
+Vector env (``make_vec``): ``reset`` and ``step`` infos hold ``current_player`` (N,); ``step``
+adds, for the games where ``_final_observation`` is True (an episode just ended; other rows
+are undefined), ``final_observation`` (N, players, obs), ``outcome`` (index into
+``OUTCOME_NAMES`` of the encoding), ``episode_length`` (decisions), ``final_points`` (N, 2:
+``totals`` for matches, else ``hand_points``) and ``final_deadwood`` (N, 2).
+
 ## Departures from the printed rules
 
 - Dealing, the first dealer and shuffling come from the seeded stream (no cutting).

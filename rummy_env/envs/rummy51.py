@@ -128,6 +128,29 @@ after one hand. ``episode="match"``: penalties add up over hands; after each han
 ``elimination`` points or more are out (if that would leave nobody, those with the lowest total
 stay in); the last player left wins. ``max_steps`` truncates.
 
+## Infos
+
+Keys that mean the same in every game are spelled alike (``outcome``, ``hands_played``, and
+``score``, ``winner`` where a game has them; Rummy 51 counts penalties, not points, so its
+per-hand and total keys say so); each agent's infos after every step:
+
+| key               | when       | meaning                                                     |
+|-------------------|------------|-------------------------------------------------------------|
+| ``outcome``       | every step | how the last finished hand ended (``"none"`` before)      |
+| ``hands_played``  | every step | hands finished in this episode                              |
+| ``hand_penalty``  | every step | penalty this seat took in the last finished hand            |
+| ``penalty_total`` | every step | this seat's cumulative penalty                              |
+| ``hand_winner``   | every step | seat that went out in the last hand, -1 (draw or none yet)  |
+| ``rummy``         | every step | the last hand was won with a Rummy (all cards at once)      |
+| ``winner``        | match end  | last player left (``episode="match"``)                      |
+
+Vector env (``make_vec``): ``reset`` and ``step`` infos hold ``current_player`` (N,); ``step``
+adds, for the games where ``_final_observation`` is True (an episode just ended; other rows
+are undefined), ``final_observation`` (N, players, obs), ``outcome`` (index into
+``OUTCOME_NAMES`` of the encoding), ``episode_length`` (decisions), ``final_penalty`` (N, players:
+``penalty_total`` for matches, else ``hand_penalty``), ``winner`` (the match winner for matches,
+else ``hand_winner``) and ``rummy``.
+
 ## Departures from the printed rules
 
 - Matches (``episode="match"``) are an extension beyond the rule text, and ``max_reshuffles``,
