@@ -7,7 +7,7 @@ game is played once to its end (games to 500, ``episode="game"``), so long games
 as short ones. The win rate with a kind taken from the teacher, against the rate with none,
 shows what the clone's moves of that kind cost it.
 
-Example (the figures quoted in the README's training section)::
+Example (the figures quoted in docs/experiments.md)::
 
     python experiments/teacher_moves.py --agent results/ppo_five_hundred_rum.pt --kinds meld
 """
