@@ -7,9 +7,9 @@ Its rules are in those functions' docstrings;
 in short it plays like the game's rule-based agent (Gin: knock as soon as legal, take the top
 discard when it melds, discard to the least deadwood; joker games: meld and lay off at once,
 take a discard that melds, shed the highest card no one can use by ``greedy``'s tiers). It is
-weaker than those agents (Rummy 51: 47.8% of 2,000 hands against ``greedy``; 500 Rum: about 40%
-of decisive hands) but runs in compiled code over a whole batch of games: the fast rule-based
-opponent and teacher for training (``experiments/ppo_selfplay.py --baseline heuristic``).
+weaker than those agents (``docs/agents.md``) but runs in compiled code over a whole batch of
+games: the fast rule-based opponent and teacher for training
+(``experiments/ppo_selfplay.py --baseline heuristic``).
 
 The policy reads only what the player to act observes (own hand, the table, the discard pile,
 the cards the next player is known to hold, the rule options), so:

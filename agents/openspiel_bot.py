@@ -61,11 +61,7 @@ Rule differences (see ``tests/test_openspiel_diff.py``) and what the agent does:
   :class:`rummy_agents.gin_rules.GinSimpleAgent` for the rest of the hand
   (``departures["openspiel_over"]``).
 
-Cross-play (Gin defaults, ``rummy-env arena``, duplicate deals, win % without dead hands):
-``--agents random,simple,rummy_agents.openspiel_bot:OpenSpielSimpleBot --deals 300 --seed 7``:
-random 0.3% [0.1, 1.2], ``GinSimpleAgent`` 50.8% [46.8, 54.8] (margin +0.28 [-0.33, 0.90]);
-``--agents ismcts,random,rummy_agents.openspiel_bot:OpenSpielSimpleBot --deals 250 --seed 2025``:
-ISMCTS (1000 iterations) 48.2% [43.9, 52.6] (margin -2.31 [-4.17, -0.44]).
+Cross-play results against it are in ``docs/agents.md``.
 
 Supported configurations: two players, the ten-card deal with an upcard, ``auto_meld=True``;
 any knock limit, Oklahoma, ``fiftieth_card_action``, ``allow_discard_of_drawn_upcard``, hand or

@@ -62,21 +62,10 @@ arrangement), not only when it adds its own penalty; ``near_order=True`` throws,
 ``joker_layoff="out"`` lays a joker off onto the table only in the turn it goes out (a joker on
 the table is one the next player may retrieve); ``hold_melds=k`` keeps new melds in hand once
 opened, laying them only in the turn it goes out, while every other player still holds more
-than ``k`` cards (``greedy_plus``: 3). Against the default rules (1,000 duplicate deals each,
-``rummy-env arena --game rummy51 --agents greedy_plus,greedy --deals 1000 --workers 2 --seed
-S``, S = 31-34) ``greedy_plus`` won 54.0%, 55.1%, 56.0% and 55.9% of the decisive hands: 55.2%
-[54.1, 56.3] of 8,000, and +1.1 to +2.6 penalty points per hand. With the first two options
-only it won 52.1% [50.9, 53.4] (seeds 31-33); the joker rule adds about 1.5 points, holding
-melds about 2 more (holding them to the end, ``k=0``, wins 57-59% of the hands but loses
-penalty points: -1.7 to -3.1 per hand). ``hold_open=k`` keeps the *opening* in hand until the
+than ``k`` cards (``greedy_plus``: 3). ``hold_open=k`` keeps the *opening* in hand until the
 turn it goes out (a Rummy) while every other player holds more than ``k`` cards: the opponent
-then has no melds to lay off onto and no jokers to retrieve, and pays the Rummy's 25. With
-``k=3``, ``greedy@hold_open=3`` won 63.6% [60.6, 66.5] of 1,000 hands against ``greedy`` (+13.4
-penalty points a hand; seed 31) and 76.7% [73.1, 79.9] of 600 matches (seed 41, ``--episode
-match``); ``k=0`` (open only to go out) won 69.1% of 2,000 hands but lost 2.8 points a hand and
-won only 50.8% of the matches (a full hand caught is costly). Removing one of the default
-rules costs more (never taking the discard: 38.5%; never retrieving jokers: 44%; no tier 1:
-44.8%; tiers 1 and 2 swapped: 46.5%; ``results/ARENA.md``).
+then has no melds to lay off onto and no jokers to retrieve, and pays the Rummy's 25. How
+strong each option plays is measured in ``docs/agents.md``.
 
 Example:
     >>> from rummy_env import rummy51_v1

@@ -43,11 +43,7 @@ The scores, highest first:
   never meet in one meld).
 
 The weights were tuned by playing the policy (on one sampled world per decision) against the
-``greedy`` agents: it wins about 40% of decisive 500 Rum hands against them; in Rummy 51 the
-rules above raised it from 36.0% to 45.8% of 800 hands (400 duplicate deals), and greedy's
-*near* (a copy no longer counts) from 47.2% [45.0, 49.4] to 47.8% [45.6, 50.0] of 2,000 hands
-(1,000 duplicate deals, seed 31: ``rummy-env arena --game rummy51 --agents heuristic,greedy
---deals 1000 --workers 2 --seed 31``), margin -3.41 to -2.74 penalty points per hand.
+``greedy`` agents (figures in ``docs/agents.md``).
 
 Ties go to the lower action id, so the policy is deterministic; with ``eps > 0`` a fraction of
 decisions is uniformly random (drawn from each game's own stream).
