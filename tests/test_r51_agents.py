@@ -69,7 +69,7 @@ class PolicyAgent:
         self.rng = np.random.default_rng(0)
 
     def act(self, observation, view) -> int:
-        from rummy_agents.ismcts import _joker_params
+        from rummy_agents.ismcts import joker_params as _joker_params
         from rummy_agents.rum_rollouts import best_action
 
         world = view.sample_worlds(1, self.rng)

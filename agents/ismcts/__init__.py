@@ -73,8 +73,6 @@ from rummy_agents.ismcts.search import (
     zero_sum,
 )
 
-_joker_params = joker_params  # the name tests/test_r51_agents.py imports
-
 __all__ = [
     "BELIEFS",
     "FIVE_HUNDRED_RUM_HOOKS",
