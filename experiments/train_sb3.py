@@ -10,14 +10,16 @@ evaluated greedily against the opponent.
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import json
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import torch
+import tyro
 from sb3_contrib import MaskablePPO
 
 from rummy_agents.arena.registry import agent_spec, parse_value
@@ -32,24 +34,39 @@ DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {
 }
 
 
-def parse_args() -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--game", default="gin_rummy")
-    p.add_argument("--opponent", default="random", help="agent registry name of the opponents")
-    p.add_argument("--timesteps", type=int, default=100_000, help="learner decisions to train")
-    p.add_argument("--n-envs", type=int, default=16)
-    p.add_argument("--n-steps", type=int, default=256, help="rollout length per env")
-    p.add_argument("--batch-size", type=int, default=1024)
-    p.add_argument("--lr", type=float, default=3e-4)
-    p.add_argument("--ent-coef", type=float, default=0.01)
-    p.add_argument("--hidden", type=int, default=128)
-    p.add_argument("--features", default=None, help="observation features (default per game)")
-    p.add_argument("--option", action="append", default=[], help="rule option key=value")
-    p.add_argument("--eval-games", type=int, default=200)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=1, help="torch CPU threads")
-    p.add_argument("--out", default="runs/sb3")
-    return p.parse_args()
+# ``--option key=value``, repeatable: the rule options given on the command line
+RuleOptionFlags = Annotated[
+    list[str], tyro.conf.UseAppendAction, tyro.conf.arg(metavar="KEY=VALUE")
+]
+
+
+@dataclass
+class Config:
+    """Train sb3-contrib's MaskablePPO on a rummy game against fixed opponents."""
+
+    game: str = "gin_rummy"
+    opponent: str = "random"
+    """Agent registry name of the opponents."""
+    timesteps: int = 100_000
+    """Learner decisions to train."""
+    n_envs: int = 16
+    """Games side by side (a DummyVecEnv)."""
+    n_steps: int = 256
+    """Rollout length per env."""
+    batch_size: int = 1024
+    lr: float = 3e-4
+    ent_coef: float = 0.01
+    hidden: int = 128
+    """Width of the two hidden layers."""
+    features: str | None = None
+    """Observation features (default: the game's)."""
+    option: RuleOptionFlags = field(default_factory=list)
+    """A rule option, e.g. --option reward=raw."""
+    eval_games: int = 200
+    seed: int = 0
+    threads: int = 1
+    """Torch CPU threads."""
+    out: str = "runs/sb3"
 
 
 def evaluate(model: MaskablePPO, env: RummySingleAgentEnv, games: int, seed: int) -> dict:
@@ -80,41 +97,43 @@ def evaluate(model: MaskablePPO, env: RummySingleAgentEnv, games: int, seed: int
     }
 
 
-def main() -> None:
-    args = parse_args()
-    torch.set_num_threads(args.threads)
-    options = dict(DEFAULT_OPTIONS.get(args.game, {}))
-    for kv in args.option:
+def main(args: list[str] | None = None) -> None:
+    """Train and evaluate from the command line ``args`` (``sys.argv`` when None)."""
+    cfg = tyro.cli(Config, args=args, description=__doc__)
+    torch.set_num_threads(cfg.threads)
+    options = dict(DEFAULT_OPTIONS.get(cfg.game, {}))
+    for kv in cfg.option:
         k, _, v = kv.partition("=")
         options[k] = parse_value(v)
-    features = args.features or default_features(args.game)
-    opponent = agent_spec(args.opponent, args.game)
-    env_kwargs = dict(opponents=opponent, features=FeatureSet(args.game, features), **options)
-    venv = make_sb3_vec_env(args.game, args.n_envs, seed=args.seed, **env_kwargs)
+    features = cfg.features or default_features(cfg.game)
+    opponent = agent_spec(cfg.opponent, cfg.game)
+    env_kwargs = dict(opponents=opponent, features=FeatureSet(cfg.game, features), **options)
+    venv = make_sb3_vec_env(cfg.game, cfg.n_envs, seed=cfg.seed, **env_kwargs)
     model = MaskablePPO(
         "MlpPolicy",
         venv,
-        n_steps=args.n_steps,
-        batch_size=args.batch_size,
-        learning_rate=args.lr,
-        ent_coef=args.ent_coef,
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        learning_rate=cfg.lr,
+        ent_coef=cfg.ent_coef,
         gamma=1.0,
-        policy_kwargs={"net_arch": [args.hidden, args.hidden]},
-        seed=args.seed,
+        policy_kwargs={"net_arch": [cfg.hidden, cfg.hidden]},
+        seed=cfg.seed,
         device="cpu",
         verbose=1,
     )
     t0 = time.time()
-    model.learn(total_timesteps=args.timesteps, progress_bar=False)
+    model.learn(total_timesteps=cfg.timesteps, progress_bar=False)
     train_s = time.time() - t0
-    out = Path(args.out)
+    out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     model.save(out / "model.zip")
-    meta = {"game": args.game, "features": features, "options": options, "agent": "sb3"}
+    meta = {"game": cfg.game, "features": features, "options": options, "agent": "sb3"}
     (out / "model.json").write_text(json.dumps(meta, indent=2))
-    eval_env = RummySingleAgentEnv(args.game, **env_kwargs)
-    result = evaluate(model, eval_env, args.eval_games, seed=10**6 + args.seed)
-    result.update({"timesteps": model.num_timesteps, "train_seconds": train_s, "args": vars(args)})
+    eval_env = RummySingleAgentEnv(cfg.game, **env_kwargs)
+    result = evaluate(model, eval_env, cfg.eval_games, seed=10**6 + cfg.seed)
+    result.update({"timesteps": model.num_timesteps, "train_seconds": train_s})
+    result["args"] = dataclasses.asdict(cfg)
     (out / "eval.json").write_text(json.dumps(result, indent=2))
     print(json.dumps({k: v for k, v in result.items() if k != "args"}, indent=2))
 

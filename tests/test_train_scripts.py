@@ -45,7 +45,8 @@ def _plays_legally(agent, env, seed: int, steps: int) -> None:
 
 
 def test_gae_per_seat_trajectories() -> None:
-    gae = _script("ppo_selfplay").compute_gae
+    from selfplay.advantages import compute_gae as gae
+
     # one game, seats alternate 0,1,0,1; the hand ends after step 3: seat 0 wins 1, seat 1 loses
     cur = np.array([[0], [1], [0], [1]])
     values = np.array([[0.1], [0.2], [0.3], [0.4]])
@@ -122,7 +123,8 @@ def test_ppo_selfplay_teacher_loss(tmp_path) -> None:
 def test_returns_to_go_per_seat_and_episode() -> None:
     """A recorded decision's return is its own seat's reward to the end of its episode; a
     decision whose episode has not ended when the record stops is marked unfinished."""
-    rtg = _script("ppo_selfplay").returns_to_go
+    from selfplay.advantages import returns_to_go as rtg
+
     # 2 games, 4 steps; game 0: seats 0,1,0 then the hand ends (seat 0 wins 1), then a new hand
     # that is still running; game 1: ends at step 1 (seat 1 wins 0.5), then a running hand
     rews = [np.zeros((2, 2)) for _ in range(4)]
@@ -138,13 +140,15 @@ def test_returns_to_go_per_seat_and_episode() -> None:
 
 
 def test_win_reward_pays_the_episode_outcome_only() -> None:
-    mod = _script("ppo_selfplay")
+    from selfplay import advantages as mod
+    from selfplay.config import Config
+
     out = mod.win_outcome(np.array([[3.0, -3.0], [-1.0, 1.0], [0.0, 0.0]]))
     np.testing.assert_allclose(out, [[1, -1], [-1, 1], [0, 0]])
     # more players: the best seats share +1, the rest share -1 (zero-sum)
     out = mod.win_outcome(np.array([[5.0, 1.0, 1.0], [2.0, 2.0, 0.0], [1.0, 1.0, 1.0]]))
     np.testing.assert_allclose(out, [[1, -0.5, -0.5], [0.5, 0.5, -1], [0, 0, 0]])
-    cfg = mod.Config(win_reward=True)
+    cfg = Config(win_reward=True)
     rew = mod.TrainRewards(cfg, n=2, players=2)
     # game 0 scores during the episode (e.g. hands of a match), game 1 only at its end
     r = rew(np.array([[0.4, -0.4], [0.0, 0.0]]), np.array([False, False]))
@@ -154,7 +158,7 @@ def test_win_reward_pays_the_episode_outcome_only() -> None:
     r = rew(np.array([[-0.2, 0.2], [0.0, 0.0]]), np.array([True, True]))  # new episodes
     np.testing.assert_allclose(r, [[-1, 1], [0, 0]])
     # without it: the game's rewards minus the seats' mean
-    plain = mod.TrainRewards(mod.Config(), n=1, players=2)
+    plain = mod.TrainRewards(Config(), n=1, players=2)
     np.testing.assert_allclose(plain(np.array([[3.0, 1.0]]), np.array([True])), [[1, -1]])
 
 
@@ -196,28 +200,30 @@ def test_dagger_round_records_the_students_positions_with_the_teachers_moves() -
     from rummy_agents.arena.registry import make_agent
     from rummy_agents.features import feature_size
     from rummy_agents.ppo_agent import MaskedActorCritic
+    from selfplay.cloning import teacher_games
+    from selfplay.config import Config, finalize
+    from selfplay.opponents import batched, policy_actions
 
-    mod = _script("ppo_selfplay")
-    cfg = mod.finalize(mod.Config(game="gin_rummy", num_envs=8, teacher="simple"))
-    teacher = mod.batched(make_agent("simple", seed=0, game="gin_rummy"))
-    x0, m0, a0, _ = mod.teacher_games(cfg, teacher, 600, seed=5)
+    cfg = finalize(Config(game="gin_rummy", num_envs=8, teacher="simple"))
+    teacher = batched(make_agent("simple", seed=0, game="gin_rummy"))
+    x0, m0, a0, _ = teacher_games(cfg, teacher, 600, seed=5)
     torch.manual_seed(0)
     obs_size, num_actions = 225, 107
     student = MaskedActorCritic(obs_size + feature_size(cfg.features), num_actions, hidden=16)
-    x1, m1, a1, r1 = mod.teacher_games(cfg, teacher, 600, seed=5, student=student)
+    x1, m1, a1, r1 = teacher_games(cfg, teacher, 600, seed=5, student=student)
     assert m1[np.arange(a1.size), a1].all() and m0[np.arange(a0.size), a0].all()
     # same deals, but the student's moves lead elsewhere
     n = min(a0.size, a1.size)
     assert not np.array_equal(x0[:n], x1[:n])
     # the untrained student rarely plays the teacher's move where it chooses
-    pred = mod.policy_actions(student, x1.astype(np.float32), m1, greedy=True)
+    pred = policy_actions(student, x1.astype(np.float32), m1, greedy=True)
     assert (pred != a1).any() and np.isfinite(r1).all()
     # --win-reward: the same games, each decision's return is who won its hand
-    win_cfg = mod.finalize(mod.Config(game="gin_rummy", num_envs=8, win_reward=True))
-    teacher = mod.batched(make_agent("simple", seed=0, game="gin_rummy"))
-    teacher0 = mod.batched(make_agent("simple", seed=0, game="gin_rummy"))
-    _, _, a2, r2 = mod.teacher_games(win_cfg, teacher, 600, seed=5)
-    _, _, a3, r3 = mod.teacher_games(cfg, teacher0, 600, seed=5)
+    win_cfg = finalize(Config(game="gin_rummy", num_envs=8, win_reward=True))
+    teacher = batched(make_agent("simple", seed=0, game="gin_rummy"))
+    teacher0 = batched(make_agent("simple", seed=0, game="gin_rummy"))
+    _, _, a2, r2 = teacher_games(win_cfg, teacher, 600, seed=5)
+    _, _, a3, r3 = teacher_games(cfg, teacher0, 600, seed=5)
     assert np.array_equal(a2, a3) and set(np.unique(r2)) <= {-1.0, 0.0, 1.0}
     np.testing.assert_array_equal(r2, np.sign(r3))
 
@@ -276,22 +282,23 @@ def test_ppo_selfplay_compiled_heuristic(tmp_path) -> None:
 def test_rule_based_baseline_of_each_game() -> None:
     """Each game is evaluated against its own rule-based agent, resolved for that game."""
     from rummy_agents.arena.registry import make_agent
+    from selfplay.opponents import baseline_name
 
-    mod = _script("ppo_selfplay")
     expected = {
         "gin_rummy": "GinSimpleAgent",
         "five_hundred_rum": "FiveHundredGreedyAgent",
         "rummy51": "Rummy51GreedyAgent",
     }
     for game, cls in expected.items():
-        agent = make_agent(mod.baseline_name(game), seed=0, game=game)
+        agent = make_agent(baseline_name(game), seed=0, game=game)
         assert type(agent).__name__ == cls, game
 
 
 def test_device_flag() -> None:
     import torch
 
-    resolve = _script("ppo_selfplay").resolve_device
+    from selfplay.config import resolve_device as resolve
+
     assert resolve("cpu") == torch.device("cpu")
     assert resolve("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
     for bad in ("tpu", "gpu0", f"cuda:{torch.cuda.device_count() + 3}"):
@@ -346,8 +353,8 @@ def test_init_agent_widens_a_network_to_a_new_plane(tmp_path, game, old_set, new
     import rummy_env
     from rummy_agents.features import add_features, card_layout, feature_size, meld_planes
     from rummy_agents.ppo_agent import build_checkpoint, load_network
+    from selfplay.network import init_weights
 
-    mod = _script("ppo_selfplay")
     venv = rummy_env.make_vec(game, 16, seed=2)
     obs, _ = venv.reset()
     rng = np.random.default_rng(0)
@@ -373,7 +380,7 @@ def test_init_agent_widens_a_network_to_a_new_plane(tmp_path, game, old_set, new
     old = load_network({**meta(old_set), "state_dict": None})
     torch.save(build_checkpoint(old, meta(old_set)), tmp_path / "old.pt")
     new_meta = meta(new_set)
-    new = load_network({**new_meta, "state_dict": mod.init_weights(tmp_path / "old.pt", new_meta)})
+    new = load_network({**new_meta, "state_dict": init_weights(tmp_path / "old.pt", new_meta)})
     x_old = torch.from_numpy(add_features(old_set, o))
     x_new = torch.from_numpy(add_features(new_set, o))
     assert (x_new[:, x_old.shape[1] :] > 0).any()  # the new plane marks something
@@ -392,7 +399,7 @@ def test_init_agent_widens_a_network_to_a_new_plane(tmp_path, game, old_set, new
     torch.testing.assert_close(gain, 3.0 * x_new[:, off : off + w][legal])
     # any other difference is refused
     with pytest.raises(ValueError, match="another network: hidden=16"):
-        mod.init_weights(tmp_path / "old.pt", {**new_meta, "hidden": 32})
+        init_weights(tmp_path / "old.pt", {**new_meta, "hidden": 32})
 
 
 def test_ppo_selfplay_500_rum_with_meld_take_and_discard_planes(tmp_path) -> None:

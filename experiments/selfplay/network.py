@@ -1,0 +1,111 @@
+"""The network of a run: its layout from the config, its start (fresh, or an agent's weights,
+widened to a feature set that extends the agent's), and the agent files it is saved as.
+
+The layout (``meta``) is what an agent file records beside the weights
+(``rummy_agents.ppo_agent``, format ``rummy_env-ppo-v1``): game, rule options, features, input
+width, actions, layer sizes, the per-card head and the gated planes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from rummy_agents.features import card_layout, feature_size, meld_planes
+from rummy_agents.ppo_agent import (
+    CHECKPOINT_FORMAT,
+    MaskedActorCritic,
+    build_checkpoint,
+    load_network,
+)
+from selfplay.config import Config
+
+
+def network_meta(cfg: Config, obs_size: int, num_actions: int) -> dict[str, Any]:
+    """The network's layout for observations of ``obs_size`` values and ``num_actions``
+    actions of ``cfg.game``, with ``cfg.features`` appended to the observations."""
+    meta = {
+        "game": cfg.game,
+        "options": cfg.options,
+        "features": cfg.features,
+        "obs_size": obs_size + feature_size(cfg.features),
+        "num_actions": int(num_actions),
+        "hidden": cfg.hidden,
+        "layers": cfg.layers,
+    }
+    if cfg.card_head:
+        planes, blocks, select = card_layout(cfg.game, cfg.features, obs_size)
+        meta.update(card_inputs=planes, card_actions=blocks, card_select=select)
+        meta["card_hidden"] = cfg.card_head
+    meld = meld_planes(cfg.game, cfg.features, obs_size)
+    if meld:
+        meta["meld_planes"] = meld
+    return meta
+
+
+def new_network(meta: dict[str, Any]) -> MaskedActorCritic:
+    """A freshly initialised network of layout ``meta`` (on the CPU)."""
+    return load_network({**meta, "state_dict": None})
+
+
+def save_agent(net: MaskedActorCritic, meta: dict[str, Any], global_step: int, path: Path) -> None:
+    """Save ``net`` as a playable agent file (``rummy_agents.ppo_agent.PPOAgent``), its weights
+    on the CPU so that it loads on any machine."""
+    cpu_net = new_network(meta)
+    cpu_net.load_state_dict(net.state_dict())
+    torch.save(build_checkpoint(cpu_net, {**meta, "global_step": global_step}), path)
+
+
+# feature sets that append inputs to another's, and may start from a network trained on it
+WIDENS = {
+    "joker_cards_melds": "joker_cards_plan",
+    "joker_cards_discards": "joker_cards_takes",
+    "joker_cards_planner": "joker_cards_discards",
+}
+
+
+def _as_lists(x: Any) -> list[Any]:
+    return [_as_lists(v) if isinstance(v, (list, tuple)) else v for v in x]
+
+
+def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
+    """The network weights of agent file ``path`` (``--init-agent``), checked against the
+    run's game, options, features and layer sizes (``meta``).
+
+    An agent trained on the features the run's extend (:data:`WIDENS`: ``joker_cards_plan``
+    for ``joker_cards_melds``, ``joker_cards_takes`` for ``joker_cards_discards``) is widened:
+    the new inputs get zero weights (in the first layer, and as new card-head planes), new
+    gated planes a zero gate, and new heads their fresh initialisation, so the run starts
+    from the agent's exact policy.
+
+    Raises:
+        ValueError: when the file is not an agent checkpoint or was made for another network.
+    """
+    ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    if ckpt.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"--init-agent {path}: not a {CHECKPOINT_FORMAT} checkpoint")
+    differ = [k for k in meta if ckpt.get(k) != meta[k]]
+    widen = WIDENS.get(meta["features"]) == ckpt.get("features")
+    if widen:
+        grown = ("features", "obs_size", "meld_planes", "card_inputs")  # new ones appended
+        differ = [k for k in differ if k not in grown]
+        for k in ("card_inputs", "meld_planes"):  # the agent's planes come first, unmoved
+            had, has = _as_lists(ckpt.get(k) or []), _as_lists(meta.get(k) or [])
+            if has[: len(had)] != had:
+                differ.append(k)
+    if differ:
+        got = ", ".join(f"{k}={ckpt.get(k)!r} (run: {meta[k]!r})" for k in differ)
+        raise ValueError(f"--init-agent {path}: made for another network: {got}")
+    weights = dict(ckpt["state_dict"])
+    if widen:
+        fresh = new_network(meta).state_dict()
+        for k, v in fresh.items():
+            if k not in weights:
+                weights[k] = v
+            elif weights[k].shape != v.shape:  # inputs or gates appended: zeros after the old
+                padded = v.new_zeros(v.shape)
+                padded[tuple(slice(0, n) for n in weights[k].shape)] = weights[k]
+                weights[k] = padded
+    return weights
