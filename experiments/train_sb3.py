@@ -89,7 +89,9 @@ def main() -> None:
         options[k] = parse_value(v)
     features = args.features or default_features(args.game)
     opponent = agent_spec(args.opponent, args.game)
-    env_kwargs = dict(opponents=opponent, features=FeatureSet(args.game, features), **options)
+    env_kwargs = dict(
+        opponents=opponent, features=FeatureSet(args.game, features, options), **options
+    )
     venv = make_sb3_vec_env(args.game, args.n_envs, seed=args.seed, **env_kwargs)
     model = MaskablePPO(
         "MlpPolicy",
