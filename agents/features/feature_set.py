@@ -223,14 +223,16 @@ class FeatureSet:
         if "cards" in out:
             J.card_planes(obs, out["cards"], offs, lay.max_melds, self.game == "rummy51")
         if "turn" in out:
-            J.turn_block(obs, out["turn"], offs, offs2, lay.max_melds, self._held, self._fewest,
-                         self._vals)  # fmt: skip
+            J.turn_block(
+                obs, out["turn"], offs, offs2, lay.max_melds, self._held, self._fewest, self._vals
+            )
         fit = out["cards"][:, J.TABLE_FIT] if "cards" in out else None
         if "takes" in out:
             J.take_depths(obs, out["takes"], fit, offs, offs2, lay.deck_size, R500_VALUES)
         if "discards" in out:
-            J.discard_planes(obs, out["discards"], fit, out["turn"][:, J.MELDED_COPIES], offs,
-                             offs2, lay.offset("pile_counts"), R500_VALUES)  # fmt: skip
+            melded = out["turn"][:, J.MELDED_COPIES]
+            counts = lay.offset("pile_counts")
+            J.discard_planes(obs, out["discards"], fit, melded, offs, offs2, counts, R500_VALUES)
         if "plan" in out:
             J.plan_block(obs, out["plan"], lay)
         return out
@@ -247,9 +249,7 @@ class FeatureSet:
         top discard (500 Rum: depth 0) is about the card of the ``top_discard`` piece (when the
         set has it). Empty for joker-game sets without card planes.
         """
-        planes = [
-            self.offset(n) + k for n in self.pieces for k in PIECES[n].card_planes
-        ]  # fmt: skip
+        planes = [self.offset(n) + k for n in self.pieces for k in PIECES[n].card_planes]
         if self.game == "gin_rummy":
             offs = EGin.piece_offsets(self.config.auto_meld)
             raw = [offs[n] for n in ("hand", "discard_top", "discard_pile", "opponent_known")]

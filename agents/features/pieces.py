@@ -84,13 +84,8 @@ PIECES: dict[str, Piece] = {
         Piece("held_points", JOKER_GAMES, "turn", TURN_NUMBERS, 52, (0,)),
         Piece("free_arrangement_copies", JOKER_GAMES, "turn", TURN_NUMBERS + 52, 52, (0,)),
         Piece(
-            "fewest_cards_melds",
-            JOKER_GAMES,
-            "turn",
-            TURN_NUMBERS + 104,
-            NUM_TEMPLATES,
-            actions="meld",
-        ),  # fmt: skip
+            "fewest_cards_melds", JOKER_GAMES, "turn", TURN_NUMBERS + 104, NUM_TEMPLATES, (), "meld"
+        ),
         Piece("take_gains", R500, "takes", 0, TAKE_DEPTHS, actions="take"),
         Piece("discard_scores", R500, "discards", 0, 52, (0,), "discard"),
         Piece("free_discard_scores", R500, "discards", 52, 52, (0,), "discard"),
