@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from rummy_agents.features import add_features, feature_size
+from rummy_agents.features import FeatureSet, add_features, feature_size
 
 CHECKPOINT_FORMAT = "rummy_env-ppo-v1"
 MASKED_LOGIT = -1e8
@@ -198,6 +198,11 @@ class PPOAgent:
         self.policy, self.meta = _load(str(checkpoint))
         self.sb3 = not isinstance(self.policy, MaskedActorCritic)
         self.features = self.meta.get("features", "none")
+        # the input features, read through the layout of the game and options trained on
+        game = self.meta.get("game")
+        self.feature_set = None
+        if game is not None:
+            self.feature_set = FeatureSet(game, self.features, self.meta.get("options") or {})
         self.deterministic = bool(deterministic)
         self.rng = np.random.default_rng(seed)
         self.gen = torch.Generator().manual_seed(int(self.rng.integers(2**31 - 1)))
@@ -235,7 +240,10 @@ class PPOAgent:
         if not m.any(axis=1).all():
             raise ValueError("a mask has no legal action")
         self._check_shapes(np.shape(observations)[-1], m.shape[-1])
-        x = add_features(self.features, observations)
+        if self.feature_set is not None:
+            x = self.feature_set(observations)
+        else:  # no game recorded: the layout is guessed from the observation's width
+            x = add_features(self.features, observations)
         if self.sb3:
             acts, _ = self.policy.predict(x, action_masks=m, deterministic=self.deterministic)
             return np.asarray(acts, dtype=np.int64)

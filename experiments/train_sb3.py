@@ -107,7 +107,9 @@ def main(args: list[str] | None = None) -> None:
         options[k] = parse_value(v)
     features = cfg.features or default_features(cfg.game)
     opponent = agent_spec(cfg.opponent, cfg.game)
-    env_kwargs = dict(opponents=opponent, features=FeatureSet(cfg.game, features), **options)
+    env_kwargs = dict(
+        opponents=opponent, features=FeatureSet(cfg.game, features, options), **options
+    )
     venv = make_sb3_vec_env(cfg.game, cfg.n_envs, seed=cfg.seed, **env_kwargs)
     model = MaskablePPO(
         "MlpPolicy",
