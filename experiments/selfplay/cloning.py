@@ -179,7 +179,7 @@ def teacher_games(
         a = np.asarray(teacher(obs["observation"], obs["action_mask"], venv.game), dtype=np.int64)
         rows = np.flatnonzero(obs["action_mask"].sum(1) > 1)
         # float16 halves the memory; observations are 0/1 flags and small fractions
-        x = add_features(cfg.features, obs["observation"][rows])
+        x = add_features(cfg.features, obs["observation"][rows], cfg.game, cfg.options)
         xs.append(x.astype(np.float16))
         ms.append(obs["action_mask"][rows] == 1)
         acts.append(a[rows])

@@ -36,10 +36,10 @@ def network_meta(cfg: Config, obs_size: int, num_actions: int) -> dict[str, Any]
         "layers": cfg.layers,
     }
     if cfg.card_head:
-        planes, blocks, select = card_layout(cfg.game, cfg.features, obs_size)
+        planes, blocks, select = card_layout(cfg.game, cfg.features, obs_size, cfg.options)
         meta.update(card_inputs=planes, card_actions=blocks, card_select=select)
         meta["card_hidden"] = cfg.card_head
-    meld = meld_planes(cfg.game, cfg.features, obs_size)
+    meld = meld_planes(cfg.game, cfg.features, obs_size, cfg.options)
     if meld:
         meta["meld_planes"] = meld
     return meta

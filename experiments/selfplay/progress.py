@@ -87,7 +87,7 @@ def evaluate(
     while not finished.all():
         cur = info["current_player"]
         mask = obs["action_mask"] == 1
-        x = add_features(cfg.features, obs["observation"])
+        x = add_features(cfg.features, obs["observation"], cfg.game, cfg.options)
         actions = policy_actions(net, x, mask, greedy=True)
         opp_rows = np.flatnonzero((cur != seat) & ~finished)
         if opp_rows.size:

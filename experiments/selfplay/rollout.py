@@ -81,7 +81,7 @@ class Rollout:
         for t in range(cfg.num_steps):
             cur = info["current_player"]
             mask = obs["action_mask"] == 1
-            x = add_features(cfg.features, obs["observation"])
+            x = add_features(cfg.features, obs["observation"], cfg.game, cfg.options)
             with torch.no_grad():
                 logits, value = net(torch.from_numpy(x).to(dev), torch.from_numpy(mask).to(dev))
                 dist = torch.distributions.Categorical(logits=logits)
@@ -115,13 +115,13 @@ class Rollout:
         n, num_players = cfg.num_envs, venv.num_players
         next_values = np.zeros((n, num_players))
         cur = self.info["current_player"]
-        x_next = [add_features(cfg.features, self.obs["observation"])]
+        x_next = [add_features(cfg.features, self.obs["observation"], cfg.game, cfg.options)]
         who = [(np.arange(n), cur)]
         for p in range(num_players):
             rows = np.flatnonzero(cur != p)
             o = np.stack([venv.game.observe(int(i), p) for i in rows]) if rows.size else None
             if o is not None:
-                x_next.append(add_features(cfg.features, o))
+                x_next.append(add_features(cfg.features, o, cfg.game, cfg.options))
                 who.append((rows, np.full(rows.size, p)))
         with torch.no_grad():
             h = net.trunk(torch.from_numpy(np.concatenate(x_next)).to(dev))
