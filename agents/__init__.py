@@ -4,14 +4,18 @@
 
 from rummy_agents.arena.registry import agent_spec, make_agent
 from rummy_agents.base import Agent, SeatView
-from rummy_agents.gin_rules import GinNoviceAgent, GinPlannerAgent, GinSimpleAgent
+from rummy_agents.gin_rummy_rules import (
+    GinRummyNoviceAgent,
+    GinRummyPlannerAgent,
+    GinRummySimpleAgent,
+)
 from rummy_agents.random_agent import RandomAgent
 
 __all__ = [
     "Agent",
-    "GinNoviceAgent",
-    "GinPlannerAgent",
-    "GinSimpleAgent",
+    "GinRummyNoviceAgent",
+    "GinRummyPlannerAgent",
+    "GinRummySimpleAgent",
     "RandomAgent",
     "SeatView",
     "agent_spec",

@@ -2,7 +2,7 @@
 
 :class:`HeuristicAgent` plays each game's compiled heuristic (Gin Rummy:
 :func:`rummy_agents.ismcts.gin_rollout_actions`; 500 Rum and Rummy 51:
-:func:`rummy_agents.rum_rollouts.rum_rollout_actions`).
+:func:`rummy_agents.joker_rollouts.joker_rollout_actions`).
 Its rules are in those functions' docstrings;
 in short it plays like the game's rule-based agent (Gin: knock as soon as legal, take the top
 discard when it melds, discard to the least deadwood; joker games: meld and lay off at once,

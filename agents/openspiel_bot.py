@@ -58,7 +58,7 @@ Rule differences (see ``tests/test_openspiel_diff.py``) and what the agent does:
 - Scoring (equal-deadwood undercut, Oklahoma spade doubling, gin and undercut bonuses) is ours.
 - OpenSpiel ends a game after 50 draws from the pile or a repeated pick-up/discard of one card;
   if its state ends while our hand goes on, the agent falls back to
-  :class:`rummy_agents.gin_rules.GinSimpleAgent` for the rest of the hand
+  :class:`rummy_agents.gin_rummy_rules.GinRummySimpleAgent` for the rest of the hand
   (``departures["openspiel_over"]``).
 
 Cross-play results against it are in ``docs/agents.md``.
@@ -317,9 +317,9 @@ class OpenSpielSimpleBot:
 
     def _fallback_act(self, observation: Mapping[str, Any], view: Any) -> int:
         if self._fallback is None:
-            from rummy_agents.gin_rules import GinSimpleAgent
+            from rummy_agents.gin_rummy_rules import GinRummySimpleAgent
 
-            self._fallback = GinSimpleAgent(seed=self.seed)
+            self._fallback = GinRummySimpleAgent(seed=self.seed)
         return int(self._fallback.act(observation, view))
 
     # -- tracking ---------------------------------------------------------------------------
@@ -345,7 +345,7 @@ class OpenSpielSimpleBot:
             self.departures["desync"] += 1
             warnings.warn(
                 f"OpenSpielSimpleBot lost track of the hand ({why}as a new hand: {e}); "
-                "GinSimpleAgent plays until the next hand",
+                "GinRummySimpleAgent plays until the next hand",
                 RuntimeWarning,
                 stacklevel=3,
             )

@@ -560,11 +560,17 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
     add("aec_len", "(c) same, decisions per hand", "decisions", "mean")
     add("dw10", f"(d) `deadwood`, 10-card hands, B={sizes.deadwood_batch:,}", "hands/s")
     for n in (2, 4, 8):
-        add(f"r500_vec{n}", f"500 Rum vector env `venv.step`, {n} players, batch {b}", "steps/s")
-    add("r500_aec", "500 Rum AEC env, PettingZoo wrappers, 2 players", "steps/s")
+        add(
+            f"five_hundred_rum_vec{n}",
+            f"500 Rum vector env `venv.step`, {n} players, batch {b}",
+            "steps/s",
+        )
+    add("five_hundred_rum_aec", "500 Rum AEC env, PettingZoo wrappers, 2 players", "steps/s")
     for n in (2, 4, 6):
-        add(f"r51_vec{n}", f"Rummy 51 vector env `venv.step`, {n} players, batch {b}", "steps/s")
-    add("r51_aec", "Rummy 51 AEC env, PettingZoo wrappers, 2 players", "steps/s")
+        add(
+            f"rummy51_vec{n}", f"Rummy 51 vector env `venv.step`, {n} players, batch {b}", "steps/s"
+        )
+    add("rummy51_aec", "Rummy 51 AEC env, PettingZoo wrappers, 2 players", "steps/s")
     add("dw11", f"(d) `deadwood_after_discard`, 11-card, B={sizes.deadwood_batch:,}", "hands/s")
     peer_defs = [
         ("os_obs", "OpenSpiel `gin_rummy` loop + `observation_tensor`", "OpenSpiel + obs"),
@@ -588,10 +594,10 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
     aec_raw = AecBench(raw=True)
     r500 = {n: VecStepBench(b, sizes.vec_steps // 5, game="five_hundred_rum", num_players=n)
             for n in (2, 4, 8)}  # fmt: skip
-    r500_aec = AecBench(game="five_hundred_rum")
+    five_hundred_rum_aec = AecBench(game="five_hundred_rum")
     r51 = {n: VecStepBench(b, sizes.vec_steps // 5, game="rummy51", num_players=n)
            for n in (2, 4, 6)}  # fmt: skip
-    r51_aec = AecBench(game="rummy51")
+    rummy51_aec = AecBench(game="rummy51")
     dwb = DeadwoodBench(sizes.deadwood_batch)
     numba.set_num_threads(1)
     vec.run(5)
@@ -658,13 +664,13 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
 
     def t_r500() -> None:
         for n, bench in r500.items():
-            m[f"r500_vec{n}"].samples.append(bench.run())
-        m["r500_aec"].samples.append(r500_aec.run(sizes.seconds)[0])
+            m[f"five_hundred_rum_vec{n}"].samples.append(bench.run())
+        m["five_hundred_rum_aec"].samples.append(five_hundred_rum_aec.run(sizes.seconds)[0])
 
     def t_r51() -> None:
         for n, bench in r51.items():
-            m[f"r51_vec{n}"].samples.append(bench.run())
-        m["r51_aec"].samples.append(r51_aec.run(sizes.seconds)[0])
+            m[f"rummy51_vec{n}"].samples.append(bench.run())
+        m["rummy51_aec"].samples.append(rummy51_aec.run(sizes.seconds)[0])
 
     tasks += [
         ("aec", t_aec),
@@ -799,13 +805,13 @@ def target_rows(m: dict[str, Measurement], state_bytes: int) -> list[list[str]]:
         row("state <= 4 KB per game", state_bytes, TARGET_STATE_BYTES, "bytes", True),
         row(
             "500 Rum vector env steps/s, 2 players >= 200,000",
-            m["r500_vec2"].median,
+            m["five_hundred_rum_vec2"].median,
             200_000,
             "steps/s",
         ),
         row(
             "Rummy 51 vector env steps/s, 2 players >= 200,000",
-            m["r51_vec2"].median,
+            m["rummy51_vec2"].median,
             200_000,
             "steps/s",
         ),
@@ -941,14 +947,14 @@ def render(
         "",
         "## Results: 500 Rum",
         "",
-        table(head, [mrow(m[k]) for k in ("r500_vec2", "r500_vec4", "r500_vec8", "r500_aec")]),
+        table(head, [mrow(m[f"five_hundred_rum_{k}"]) for k in ("vec2", "vec4", "vec8", "aec")]),
         "",
         "Same method as (a) and (c), default rules (one deck up to 4 players, two decks for 8), "
         "random legal actions. Neither RLCard nor OpenSpiel has 500 Rum, so there is no peer.",
         "",
         "## Results: Rummy 51",
         "",
-        table(head, [mrow(m[k]) for k in ("r51_vec2", "r51_vec4", "r51_vec6", "r51_aec")]),
+        table(head, [mrow(m[f"rummy51_{k}"]) for k in ("vec2", "vec4", "vec6", "aec")]),
         "",
         "Same method, default rules (108 cards, 51-point opening), random legal actions (random "
         "players rarely open, so most of their steps are draws and discards; the exact opening "

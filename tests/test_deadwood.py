@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference_gin import brute_deadwood
+from reference_gin_rummy import brute_deadwood
 
 from rummy_env.core import cards_to_mask, deadwood, deadwood_after_discard
 

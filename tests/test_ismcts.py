@@ -328,7 +328,7 @@ def test_paired_root_keeps_the_anchor_without_evidence(game: str) -> None:
 def test_anchor_by_registry_name() -> None:
     """``anchor="greedy_plus"`` builds that registry agent for the game searched, and with an
     impossible margin to beat every searched move is its move."""
-    from rummy_agents.r51_greedy import Rummy51GreedyAgent
+    from rummy_agents.rummy51_greedy import Rummy51GreedyAgent
 
     with pytest.raises(ValueError, match="unknown agent 'nope'"):
         ISMCTSAgent(anchor="nope")
@@ -356,12 +356,12 @@ def test_root_leaves_melding_to_an_anchor_that_holds_its_melds() -> None:
     """When the anchor declines to meld now (``hold_melds``), the root compares discards
     only; without the hold the anchor's meld is played without a search."""
     from rummy_env import rummy51_v1
-    from rummy_env.testing import rum_deck
+    from rummy_env.testing import joker_deck
 
     loose = "2c 4d 6h 8s Tc Qd 3s 5c 7d 9h Jc Kh 2h"
     p0 = "Ks Kh Kd 9c Tc Jc 2c 3c 4c Qs Qh Qd 5h"
     env = rummy51_v1.raw_env()
-    deck = rum_deck([p0, loose], "4s", "2s 3s 6d", num_decks=2, jokers=4, dealer=1)
+    deck = joker_deck([p0, loose], "4s", "2s 3s 6d", num_decks=2, jokers=4, dealer=1)
     env.reset(options={"deck": deck, "dealer": 1})
     lay = env.layout
     ids = {lay.action_name(a): a for a in range(lay.num_actions)}

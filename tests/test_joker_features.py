@@ -15,7 +15,7 @@ from rummy_agents.features import (
     joker_layout,
 )
 from rummy_agents.heuristic import HeuristicAgent
-from rummy_agents.rum_rollouts import closeness, melds_with_hand
+from rummy_agents.joker_rollouts import closeness, melds_with_hand
 from rummy_env.core.table import can_lay_off
 from rummy_env.rules.rummy51.kernels import can_retrieve_with
 

@@ -23,7 +23,7 @@ from rummy_agents.features import (
     meld_planes,
 )
 from rummy_agents.heuristic import HeuristicAgent
-from rummy_agents.r51_greedy import Rummy51GreedyAgent, _counts, table_melds
+from rummy_agents.rummy51_greedy import Rummy51GreedyAgent, _counts, table_melds
 from rummy_env.core.cards import parse_cards
 from rummy_env.core.jmelds import template_str
 from rummy_env.encodings import five_hundred_rum as E500
@@ -138,8 +138,8 @@ def test_500_rum_going_out_agrees_with_greedys_plans() -> None:
     (most points melded) leaves at most one card. That plan may miss a way out that melds fewer
     points (rare), and greedy's lay-off pass may find one the search does not try (rarer).
     """
-    from rummy_agents.rum_greedy import FiveHundredGreedyAgent, MeldPlanner
-    from rummy_agents.rum_greedy import table_melds as rum_table_melds
+    from rummy_agents.five_hundred_rum_greedy import FiveHundredRumGreedyAgent, MeldPlanner
+    from rummy_agents.five_hundred_rum_greedy import table_melds as greedy_table_melds
     from rummy_env.encodings import five_hundred_rum as E500
 
     lay = E500.Layout(2, 54)
@@ -158,7 +158,7 @@ def test_500_rum_going_out_agrees_with_greedys_plans() -> None:
                 continue
             assert f[i, 0] == float(round(f[i, 1] * 14) == 1) and f[i, 1] == f[i, 2]
             hand = [int(v) for v in np.rint(parts["hand"] * 2)]
-            plan = planner.best(hand, rum_table_melds(parts))
+            plan = planner.best(hand, greedy_table_melds(parts))
             out = plan is not None and sum(plan.left) <= 1
             agree += out == (f[i, 0] > 0.5)
             outs += out
@@ -167,7 +167,7 @@ def test_500_rum_going_out_agrees_with_greedys_plans() -> None:
         for i in np.flatnonzero(rng.random(32) < 0.2):
             a[i] = rng.choice(np.flatnonzero(obs["action_mask"][i]))
         obs, *_ = venv.step(a)
-    assert FiveHundredGreedyAgent  # the planner is greedy's
+    assert FiveHundredRumGreedyAgent  # the planner is greedy's
     assert total > 1000 and outs > 50, (total, outs)
     assert agree / total > 0.98, (agree, total)
 
@@ -364,11 +364,17 @@ def test_500_rum_plan_and_meld_planes() -> None:
     """In 500 Rum the plan planes hold each card's value / 15 (A 15, 2-9 face, 10-K 10) and the
     free arrangement by those values; every meld of the meld plane is a legal MELD now (in the
     play phase, with no taken card owed to a meld)."""
-    from rummy_agents.features import R500_VALUES, free_arrangement_by
+    from rummy_agents.features import FIVE_HUNDRED_RUM_VALUES, free_arrangement_by
     from rummy_env.encodings import five_hundred_rum as E500
 
-    assert [int(R500_VALUES[c]) for c in parse_cards("Ac 2c 9c Tc Kc")] == [15, 2, 9, 10, 10]
-    assert int(R500_VALUES[52]) == 15
+    assert [int(FIVE_HUNDRED_RUM_VALUES[c]) for c in parse_cards("Ac 2c 9c Tc Kc")] == [
+        15,
+        2,
+        9,
+        10,
+        10,
+    ]
+    assert int(FIVE_HUNDRED_RUM_VALUES[52]) == 15
     lay = E500.Layout(2, 54)
     width = lay.obs_size
     out = width + feature_size("joker_cards_out")
@@ -386,10 +392,12 @@ def test_500_rum_plan_and_meld_planes() -> None:
             parts = lay.split(obs["observation"][i])
             h = np.rint(parts["hand"] * 2).astype(np.int64)
             held = h[:52] > 0
-            np.testing.assert_allclose(x[i, out : out + 52][held], R500_VALUES[:52][held] / 15)
+            np.testing.assert_allclose(
+                x[i, out : out + 52][held], FIVE_HUNDRED_RUM_VALUES[:52][held] / 15
+            )
             assert not x[i, out : out + 52][~held].any()
             taken = int(np.argmax(parts["taken_single"])) if parts["taken_single"].any() else -1
-            free_arrangement_by(h, taken, R500_VALUES, *work, left)
+            free_arrangement_by(h, taken, FIVE_HUNDRED_RUM_VALUES, *work, left)
             np.testing.assert_allclose(x[i, out + 52 : out + 104], (h[:52] - left[:52]) / 2)
             on = np.flatnonzero(x[i, base:])
             if int(np.argmax(parts["phase"])) != E500.PH_PLAY:
@@ -413,12 +421,14 @@ def test_take_plane_scores_each_pile_depth_as_greedy_does() -> None:
     taken melds with nothing."""
     from rummy_env import five_hundred_rum_v1
     from rummy_env.encodings import five_hundred_rum as E500
-    from rummy_env.testing import rum_deck
+    from rummy_env.testing import joker_deck
 
     hero = "Kd Kh 4c 7c 9d 5h Jh 3s 6s 8s Ts Qc Qd"
     loose = "Ac 3c 5c 9c Jc 2d 6d 8d Td 4h 2s 7s 9s"
     env = five_hundred_rum_v1.raw_env(num_players=2)
-    env.reset(options={"deck": rum_deck([hero, loose], "Kc", ["2c", "3h"], dealer=1), "dealer": 1})
+    env.reset(
+        options={"deck": joker_deck([hero, loose], "Kc", ["2c", "3h"], dealer=1), "dealer": 1}
+    )
     lay = env.layout
     names = {lay.action_name(a): a for a in range(lay.num_actions)}
     for n in ("DRAW_STOCK", "DISCARD[4c]", "DRAW_STOCK", "DISCARD[2d]"):
@@ -449,8 +459,8 @@ def test_take_plane_scores_each_pile_depth_as_greedy_does() -> None:
 
 def _score(hand: str, c: str, *, nxt: str = "", pile: str = "", fits: bool = False) -> int:
     """``greedy``'s discard score of card ``c`` from ``hand`` (500 Rum default values)."""
-    from rummy_agents.features import R500_VALUES
-    from rummy_agents.rum_rollouts import greedy_discard_score
+    from rummy_agents.features import FIVE_HUNDRED_RUM_VALUES
+    from rummy_agents.joker_rollouts import greedy_discard_score
 
     def counts(text: str) -> np.ndarray:
         h = np.zeros(53, np.int64)
@@ -460,7 +470,7 @@ def _score(hand: str, c: str, *, nxt: str = "", pile: str = "", fits: bool = Fal
 
     card = parse_cards(c)[0]
     return int(greedy_discard_score(counts(hand), counts(nxt), counts(pile), fits, card,
-                                    R500_VALUES))  # fmt: skip
+                                    FIVE_HUNDRED_RUM_VALUES))  # fmt: skip
 
 
 def test_greedy_discard_score_reads_like_its_rule() -> None:
@@ -488,7 +498,7 @@ def test_discard_planes_mark_greedys_discards_on_played_positions() -> None:
     lie in [0, 1], other cards and phases are 0; both planes are card planes of the policy,
     aligned with the DISCARD actions of naturals."""
     from rummy_agents.base import SeatView
-    from rummy_agents.rum_greedy import FiveHundredGreedyAgent
+    from rummy_agents.five_hundred_rum_greedy import FiveHundredRumGreedyAgent
     from rummy_env import five_hundred_rum_v1
 
     plain = held = held_top = 0
@@ -497,7 +507,7 @@ def test_discard_planes_mark_greedys_discards_on_played_positions() -> None:
         env.reset(seed=seed)
         lay = env.layout
         hold = seed % 2 == 1
-        agent = FiveHundredGreedyAgent(seed=seed, hold_melds=3 if hold else None)
+        agent = FiveHundredRumGreedyAgent(seed=seed, hold_melds=3 if hold else None)
         for name in env.agent_iter(400):
             ob, _, term, trunc, _ = env.last()
             if term or trunc:
@@ -542,13 +552,13 @@ def test_planner_plane_marks_greedys_melds_of_most_points() -> None:
     holds. The plane is gated onto the MELD actions."""
     from rummy_env import five_hundred_rum_v1
     from rummy_env.core.jmelds import TPL_KIND
-    from rummy_env.testing import rum_deck
+    from rummy_env.testing import joker_deck
 
     # one joker, two places for it: Ad JK 3d 4d (23 points) or 7s JK 9s + Ts (41 points)
     hero = "Ad 3d 4d 7s 9s Ts JK 2c 6c 9c Qc 5h Kh"
     other = "3c 4c 7c Jc 2d 5d 6d 8d Td 2h 4h 6h 8h"
     env = five_hundred_rum_v1.raw_env(num_players=2)
-    env.reset(options={"deck": rum_deck([hero, other], "Kc", ["Jd"], dealer=1), "dealer": 1})
+    env.reset(options={"deck": joker_deck([hero, other], "Kc", ["Jd"], dealer=1), "dealer": 1})
     lay = env.layout
     names = {lay.action_name(a): a for a in range(lay.num_actions)}
     w = lay.obs_size

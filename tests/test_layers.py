@@ -131,3 +131,26 @@ def test_old_module_spelling_of_agent_classes_still_builds():
 
     agent = make_agent("agents.random_agent:RandomAgent", seed=0)
     assert type(agent).__module__ == "rummy_agents.random_agent"
+
+
+def test_agent_names_mean_one_class_per_game():
+    from rummy_agents.arena.registry import AGENTS, GAME_AGENTS, make_agent
+
+    for game, table in GAME_AGENTS.items():
+        assert not set(table) & set(AGENTS), game
+    with pytest.raises(ValueError, match="plays gin_rummy, not rummy51"):
+        make_agent("simple", 0, game="rummy51")
+    # every name in use when the registry went per game still builds for its game
+    for game, name in [
+        ("gin_rummy", "random"),
+        ("gin_rummy", "simple"),
+        ("gin_rummy", "simple_best"),
+        ("gin_rummy", "novice"),
+        ("gin_rummy", "planner"),
+        ("gin_rummy", "heuristic"),
+        ("gin_rummy", "ismcts"),
+        ("five_hundred_rum", "greedy@hold_melds=3"),
+        ("rummy51", "greedy@hold_open=3"),
+        ("rummy51", "greedy_plus"),
+    ]:
+        assert make_agent(name, 0, game=game) is not None

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import rummy_env
 from rummy_env import five_hundred_rum_v1, gin_rummy_v0, rummy51_v1
 from rummy_env.encodings import gin_rummy as GE
-from rummy_env.testing import gin_deck, rum_deck
+from rummy_env.testing import gin_deck, joker_deck
 
 MAX_STEPS = 400
 WORLDS_EVERY = 4  # sample worlds every few steps (the dearest check)
@@ -113,7 +113,7 @@ def twin_decks(name: str, rec: np.void, p: int, rng: np.random.Generator) -> tup
 
         def build(h, s):
             jokers = rec["deck"].shape[0] - 52 * n_decks
-            return rum_deck(h, upcard, s, num_decks=n_decks, jokers=jokers, dealer=dealer)
+            return joker_deck(h, upcard, s, num_decks=n_decks, jokers=jokers, dealer=dealer)
 
     return build(hands, stock), build(twin, twin_stock)
 
@@ -252,7 +252,7 @@ def test_known_cards_do_not_reveal_a_hidden_copy():
             f"Ks Kd Jh Qh 3h 3c 5d 7s 9c 2d 4h 6s {second}",
         ]
         env = rummy51_v1.raw_env()
-        env.reset(options={"deck": rum_deck(hands, "7h", "Qs 9h", 2, 4, 0), "dealer": 0})
+        env.reset(options={"deck": joker_deck(hands, "7h", "Qs 9h", 2, 4, 0), "dealer": 0})
         assert env.agent_selection == "player_1"
         env.step(lay.take_discard)  # player_1 takes the 7h (publicly)
         env.step(lay.discard_base + two)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from rummy_agents.base import SeatView
-from rummy_agents.gin_rules import GinSimpleAgent
+from rummy_agents.gin_rummy_rules import GinRummySimpleAgent
 from rummy_agents.random_agent import RandomAgent
 from rummy_env import gin_rummy_v0
 from rummy_env.core import mask_to_cards, str_to_card
@@ -48,7 +48,7 @@ def _opponent(kind: str, seed: int):
     if kind == "random":
         return RandomAgent(seed=seed)
     if kind == "simple":
-        return GinSimpleAgent(seed=seed)
+        return GinRummySimpleAgent(seed=seed)
     return OpenSpielSimpleBot(strict=True)
 
 
@@ -91,7 +91,7 @@ def test_bridge_stays_in_sync(name: str) -> None:
 def test_public_view_decodes_the_pile_in_order() -> None:
     env = gin_rummy_v0.raw_env()
     env.reset(seed=3)
-    agents = [GinSimpleAgent(seed=0), GinSimpleAgent(seed=1)]
+    agents = [GinRummySimpleAgent(seed=0), GinRummySimpleAgent(seed=1)]
     for _ in range(30):
         a = env.agent_selection
         rec = env.state_record
@@ -179,7 +179,7 @@ def test_bridge_plays_exactly_the_real_bot(name: str) -> None:
         env.reset(seed=500 + g)
         bridge = OpenSpielSimpleBot(strict=True)
         bot_seat = g % 2
-        opp = GinSimpleAgent(seed=g) if g % 4 < 2 else RandomAgent(seed=g)
+        opp = GinRummySimpleAgent(seed=g) if g % 4 < 2 else RandomAgent(seed=g)
         game = pyspiel.load_game(
             "gin_rummy",
             {

@@ -285,8 +285,8 @@ def test_rule_based_baseline_of_each_game() -> None:
     from selfplay.opponents import baseline_name
 
     expected = {
-        "gin_rummy": "GinSimpleAgent",
-        "five_hundred_rum": "FiveHundredGreedyAgent",
+        "gin_rummy": "GinRummySimpleAgent",
+        "five_hundred_rum": "FiveHundredRumGreedyAgent",
         "rummy51": "Rummy51GreedyAgent",
     }
     for game, cls in expected.items():

@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env
 import rummy_env
 from rummy_agents import RandomAgent, agent_spec
 from rummy_agents.features import FeatureSet, add_features, feature_size
-from rummy_agents.gin_rules import deadwood_per_discard, hand_deadwood, mask_of
+from rummy_agents.gin_rummy_rules import deadwood_per_discard, hand_deadwood, mask_of
 from rummy_env.wrappers import RummySingleAgentEnv
 
 

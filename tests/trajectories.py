@@ -40,46 +40,51 @@ AEC_CASES: dict[str, tuple[str, dict[str, Any], list[str], list[int]]] = {
         [7],
     ),
     "gin_heuristic": ("gin_rummy", {}, ["heuristic", "simple"], [8]),
-    "rum_2p": ("five_hundred_rum", {}, ["greedy", "random"], [0, 1, 2]),
-    "rum_4p_game": (
+    "five_hundred_rum_2p": ("five_hundred_rum", {}, ["greedy", "random"], [0, 1, 2]),
+    "five_hundred_rum_4p_game": (
         "five_hundred_rum",
         {"num_players": 4, "episode": "game", "target": 150},
         ["greedy", "random", "greedy", "random"],
         [3],
     ),
-    "rum_3p_variants": (
+    "five_hundred_rum_3p_variants": (
         "five_hundred_rum",
         {"num_players": 3, "going_out": "floating", "must_meld_discard": True},
         ["greedy", "greedy", "random"],
         [4, 5],
     ),
-    "rum_heuristic": ("five_hundred_rum", {}, ["heuristic", "greedy"], [6]),
-    "r51_2p": ("rummy51", {}, ["greedy", "random"], [0, 1, 2]),
-    "r51_4p_match": (
+    "five_hundred_rum_heuristic": ("five_hundred_rum", {}, ["heuristic", "greedy"], [6]),
+    "rummy51_2p": ("rummy51", {}, ["greedy", "random"], [0, 1, 2]),
+    "rummy51_4p_match": (
         "rummy51",
         {"num_players": 4, "episode": "match"},
         ["greedy_plus", "greedy", "random", "greedy"],
         [3],
     ),
-    "r51_3p_plus": ("rummy51", {"num_players": 3}, ["greedy_plus", "greedy", "greedy_plus"], [4]),
-    "r51_heuristic": ("rummy51", {}, ["heuristic", "greedy"], [5]),
+    "rummy51_3p_plus": (
+        "rummy51",
+        {"num_players": 3},
+        ["greedy_plus", "greedy", "greedy_plus"],
+        [4],
+    ),
+    "rummy51_heuristic": ("rummy51", {}, ["heuristic", "greedy"], [5]),
     # Published checkpoints: their input features and network, move by move.
     "gin_ppo": ("gin_rummy", {}, ["ppo@checkpoint=results/ppo_gin_rummy.pt", "simple"], [9]),
-    "rum_ppo": (
+    "five_hundred_rum_ppo": (
         "five_hundred_rum",
         {},
         ["ppo@checkpoint=results/ppo_five_hundred_rum.pt", "greedy"],
         [7],
     ),
-    "r51_ppo": ("rummy51", {}, ["ppo@checkpoint=results/ppo_rummy51.pt", "greedy"], [6]),
+    "rummy51_ppo": ("rummy51", {}, ["ppo@checkpoint=results/ppo_rummy51.pt", "greedy"], [6]),
 }
 
 VECTOR_CASES: dict[str, tuple[str, dict[str, Any], int, int]] = {
     # name: (game, options, num_envs, steps)
     "vec_gin": ("gin_rummy", {}, 16, 300),
     "vec_gin_oklahoma_match": ("gin_rummy", {"oklahoma": True, "episode": "match"}, 8, 300),
-    "vec_rum_3p": ("five_hundred_rum", {"num_players": 3}, 16, 300),
-    "vec_r51_4p": ("rummy51", {"num_players": 4}, 16, 300),
+    "vec_five_hundred_rum_3p": ("five_hundred_rum", {"num_players": 3}, 16, 300),
+    "vec_rummy51_4p": ("rummy51", {"num_players": 4}, 16, 300),
 }
 
 MAX_DECISIONS = 3000

@@ -41,64 +41,77 @@ class AgentEntry:
 
 AGENTS: dict[str, AgentEntry] = {
     "random": AgentEntry("rummy_agents.random_agent:RandomAgent", doc="uniform over legal actions"),
-    "simple": AgentEntry("rummy_agents.gin_rules:GinSimpleAgent", doc="EAAI simple player (Gin)"),
-    "simple_best": AgentEntry(
-        "rummy_agents.gin_rules:GinSimpleAgent",
-        {"take_rule": "best_meld"},
-        doc="simple player, takes a discard only if a best arrangement melds it (Gin)",
-    ),
-    "planner": AgentEntry(
-        "rummy_agents.gin_rules:GinPlannerAgent",
-        doc="simple player with a one-draw lookahead and card tracking (Gin)",
-    ),
-    "novice": AgentEntry(
-        "rummy_agents.gin_rules:GinNoviceAgent", doc="knock asap, random draws (Gin)"
-    ),
     "ismcts": AgentEntry("rummy_agents.ismcts:ISMCTSAgent", doc="information-set MCTS"),
     "ppo": AgentEntry("rummy_agents.ppo_agent:PPOAgent", doc="trained PPO net (@checkpoint=PATH)"),
-    "openspiel": AgentEntry(
-        "rummy_agents.openspiel_bot:OpenSpielSimpleBot", doc="OpenSpiel's simple Gin bot (Gin)"
-    ),
     "heuristic": AgentEntry(
         "rummy_agents.heuristic:HeuristicAgent",
         doc="ISMCTS's compiled rollout policy, batched over games (fast training opponent)",
     ),
-    "greedy": AgentEntry(
-        "rummy_agents.rum_greedy:FiveHundredGreedyAgent",
-        doc="melds asap, deep takes that pay, calls Rummy!, safe discards (500 Rum)",
-    ),
 }
-"""Registered agent names (extend with :func:`register_agent`)."""
+"""Agents of every game (extend with :func:`register_agent`)."""
 
 GAME_AGENTS: dict[str, dict[str, AgentEntry]] = {
+    "gin_rummy": {
+        "simple": AgentEntry(
+            "rummy_agents.gin_rummy_rules:GinRummySimpleAgent", doc="EAAI simple player"
+        ),
+        "simple_best": AgentEntry(
+            "rummy_agents.gin_rummy_rules:GinRummySimpleAgent",
+            {"take_rule": "best_meld"},
+            doc="simple player, takes a discard only if a best arrangement melds it",
+        ),
+        "planner": AgentEntry(
+            "rummy_agents.gin_rummy_rules:GinRummyPlannerAgent",
+            doc="simple player with a one-draw lookahead and card tracking",
+        ),
+        "novice": AgentEntry(
+            "rummy_agents.gin_rummy_rules:GinRummyNoviceAgent", doc="knock asap, random draws"
+        ),
+        "openspiel": AgentEntry(
+            "rummy_agents.openspiel_bot:OpenSpielSimpleBot", doc="OpenSpiel's simple Gin bot"
+        ),
+    },
+    "five_hundred_rum": {
+        "greedy": AgentEntry(
+            "rummy_agents.five_hundred_rum_greedy:FiveHundredRumGreedyAgent",
+            doc="melds asap, deep takes that pay, calls Rummy!, safe discards",
+        ),
+    },
     "rummy51": {
         "greedy": AgentEntry(
-            "rummy_agents.r51_greedy:Rummy51GreedyAgent",
-            doc="opens asap, builds, retrieves jokers, safe discards (Rummy 51)",
+            "rummy_agents.rummy51_greedy:Rummy51GreedyAgent",
+            doc="opens asap, builds, retrieves jokers, safe discards",
         ),
         "greedy_plus": AgentEntry(
-            "rummy_agents.r51_greedy:Rummy51GreedyAgent",
+            "rummy_agents.rummy51_greedy:Rummy51GreedyAgent",
             {"take_gain": "any", "near_order": True, "joker_layoff": "out", "hold_melds": 3},
             doc="greedy taking any discard that helps, near cards by links, jokers and new melds"
-            " kept in hand until it goes out (new melds: while opponents hold 4+ cards; Rummy 51)",
+            " kept in hand until it goes out (new melds: while opponents hold 4+ cards)",
         ),
     },
 }
-"""Per-game agents: for that game, a name here replaces the entry of :data:`AGENTS`."""
+"""Each game's own agents, by game name: a name means one class in one game. Without a game,
+a name only one game has means that game's agent."""
 
 
-def register_agent(name: str, target: str, doc: str = "", **kwargs: Any) -> None:
+def register_agent(
+    name: str, target: str, doc: str = "", game: str | None = None, **kwargs: Any
+) -> None:
     """Register (or replace) a named agent.
 
     Args:
         name: the name used on the command line.
         target: ``"module:Class"``; the class is called as ``Class(seed=seed, **kwargs)``.
         doc: one-line description.
+        game: the game it plays (:data:`GAME_AGENTS`), or ``None`` for every game.
         **kwargs: default keyword arguments.
     """
     if ":" not in target:
         raise ValueError(f"target must look like 'module:Class', got {target!r}")
-    AGENTS[name] = AgentEntry(target, dict(kwargs), doc)
+    if game is None:
+        AGENTS[name] = AgentEntry(target, dict(kwargs), doc)
+    else:
+        GAME_AGENTS.setdefault(game, {})[name] = AgentEntry(target, dict(kwargs), doc)
 
 
 def parse_value(text: str) -> Any:
@@ -137,23 +150,41 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 def resolve(spec: str, game: str | None = None) -> AgentEntry:
     """The registry entry of an agent spec (a ``module:Class`` name is its own entry), with
-    the spec's ``@key=value`` parameters merged over the entry's defaults; ``game`` picks the
-    game's own entry of a name (:data:`GAME_AGENTS`) when it has one.
+    the spec's ``@key=value`` parameters merged over the entry's defaults. ``game`` picks the
+    game's own agents (:data:`GAME_AGENTS`); without it, a name only one game has is that
+    game's agent.
 
     Raises:
-        ValueError: for an unknown name or a malformed spec.
+        ValueError: for an unknown name, a name of another game's agent, a name several games
+            have without ``game``, or a malformed spec.
     """
     name, kwargs = parse_spec(spec)
-    if name in GAME_AGENTS.get(game or "", {}):
-        entry = GAME_AGENTS[game or ""][name]
-    elif name in AGENTS:
+    if game is not None and game not in GAME_AGENTS:
+        raise ValueError(f"game must be one of {sorted(GAME_AGENTS)}, got {game!r}")
+    owners = [g for g, table in GAME_AGENTS.items() if name in table]
+    if name in AGENTS:
         entry = AGENTS[name]
+    elif game is not None and name in GAME_AGENTS[game]:
+        entry = GAME_AGENTS[game][name]
+    elif game is None and len(owners) == 1:
+        entry = GAME_AGENTS[owners[0]][name]
     elif ":" in name:
         entry = AgentEntry(name)
-    else:
+    elif game is None and owners:
         raise ValueError(
-            f"unknown agent {name!r}; available: {', '.join(AGENTS)} or 'module:Class'"
+            f"agent {name!r} is an agent of several games ({', '.join(owners)}): pass game="
         )
+    elif owners:
+        raise ValueError(
+            f"agent {name!r} plays {', '.join(owners)}, not {game}; agents of {game}: "
+            f"{', '.join([*AGENTS, *GAME_AGENTS[game]])} or 'module:Class'"
+        )
+    else:
+        known = [
+            *AGENTS,
+            *(GAME_AGENTS[game] if game else sorted(set().union(*GAME_AGENTS.values()))),
+        ]
+        raise ValueError(f"unknown agent {name!r}; available: {', '.join(known)} or 'module:Class'")
     return AgentEntry(entry.target, {**entry.kwargs, **kwargs}, entry.doc)
 
 

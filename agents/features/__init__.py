@@ -31,7 +31,7 @@ Gin Rummy
   only, what taking it gains: (deadwood now - best deadwood after taking it) / 100 (10-card
   hands; 0 elsewhere). See :mod:`rummy_agents.features.gin`.
 
-500 Rum and Rummy 51, six card planes (the helpers of :mod:`rummy_agents.rum_rollouts`)
+500 Rum and Rummy 51, six card planes (the helpers of :mod:`rummy_agents.joker_rollouts`)
 
 - ``melds_with_hand`` (52): 1 where the card is in the hand and makes a three-card meld with
   the rest of it (a joker may fill a place).
@@ -54,7 +54,8 @@ Gin Rummy
   out, the count with the top discard / 14, the count without drawing / 14]; zeros otherwise
   (500 Rum's "Rummy!" offers among them).
 - ``held_points`` (52): each held card's points in hand / the highest (Rummy 51: its penalty /
-  25, :data:`R51_VALUES`; 500 Rum: its value / 15, :data:`R500_VALUES`, the default values);
+  25, :data:`RUMMY51_VALUES`; 500 Rum: its value / 15, :data:`FIVE_HUNDRED_RUM_VALUES`, the
+  default values);
   0 for cards not held. ``greedy`` orders its discards by these points.
 - ``free_arrangement_copies`` (52): the copies of each card in the hand's free arrangement
   (:func:`free_arrangement_by`: the disjoint new melds leaving the fewest of those points) / 2.
@@ -71,7 +72,7 @@ Gin Rummy
   nothing (no three-card meld with the hand and the cards above it, no table meld takes it).
 - ``discard_scores`` (52, ``DISCARD[c]`` of naturals): in the play phase, for each natural in
   the hand, ``greedy``'s score of discarding it
-  (:func:`~rummy_agents.rum_rollouts.greedy_discard_score`: its value less what it gives the
+  (:func:`~rummy_agents.joker_rollouts.greedy_discard_score`: its value less what it gives the
   table, the pile and the next player, and breaks in the hand) relative to the best,
   ``1 + clip((score - best) / 10, -1, 0)``: 1 for the card ``greedy`` throws (among ties), 0
   for cards 10 points worse or not held; zeros outside the play phase.
@@ -80,8 +81,8 @@ Gin Rummy
   them); 0 for melded cards.
 - ``greedy_plan_melds`` (685, one per ``MELD[t]``): in the play phase and after a "Rummy!"
   call, 1 at each new meld of ``greedy``'s plan for the turn
-  (:class:`rummy_agents.rum_greedy.MeldPlanner`: the most points melded, lay-offs onto the
-  table and onto the new melds counted, a taken card owed to a meld melded).
+  (:class:`rummy_agents.five_hundred_rum_greedy.MeldPlanner`: the most points melded, lay-offs
+  onto the table and onto the new melds counted, a taken card owed to a meld melded).
 - ``fewest_opponent_cards`` (12): in every phase but the hand's end, a one-hot of the fewest
   cards an opponent holds (0 to 10, then 11 or more).
 
@@ -105,8 +106,8 @@ from rummy_agents.features.feature_set import (
 )
 from rummy_agents.features.pieces import LEGACY_NAMES, PIECES, Piece, parse_pieces
 from rummy_agents.features.searches import (
-    R51_VALUES,
-    R500_VALUES,
+    FIVE_HUNDRED_RUM_VALUES,
+    RUMMY51_VALUES,
     best_melds,
     fewest_left,
     free_arrangement,
@@ -121,8 +122,8 @@ __all__ = [
     "PIECES",
     "FeatureSet",
     "Piece",
-    "R500_VALUES",
-    "R51_VALUES",
+    "FIVE_HUNDRED_RUM_VALUES",
+    "RUMMY51_VALUES",
     "add_features",
     "best_melds",
     "card_layout",

@@ -22,7 +22,7 @@ from rummy_agents.features.pieces import (
     parse_pieces,
     pieces_size,
 )
-from rummy_agents.features.searches import R51_VALUES, R500_VALUES
+from rummy_agents.features.searches import FIVE_HUNDRED_RUM_VALUES, RUMMY51_VALUES
 from rummy_env.encodings import five_hundred_rum as E500
 from rummy_env.encodings import gin_rummy as EGin
 from rummy_env.encodings import rummy51 as E51
@@ -163,7 +163,7 @@ class FeatureSet:
                 [lay.offset(n) if n in {p.name for p in lay.pieces} else -1 for n in J.TURN_PIECES],
                 np.int64,
             )
-            self._vals = R51_VALUES if game == "rummy51" else R500_VALUES
+            self._vals = RUMMY51_VALUES if game == "rummy51" else FIVE_HUNDRED_RUM_VALUES
             self._held = bool({"held_points", "free_arrangement_copies"} & set(self.pieces))
             self._held = self._held or "discards" in self._blocks
             self._fewest = "fewest_cards_melds" in self.pieces
@@ -228,11 +228,15 @@ class FeatureSet:
             )
         fit = out["cards"][:, J.TABLE_FIT] if "cards" in out else None
         if "takes" in out:
-            J.take_depths(obs, out["takes"], fit, offs, offs2, lay.deck_size, R500_VALUES)
+            J.take_depths(
+                obs, out["takes"], fit, offs, offs2, lay.deck_size, FIVE_HUNDRED_RUM_VALUES
+            )
         if "discards" in out:
             melded = out["turn"][:, J.MELDED_COPIES]
             counts = lay.offset("pile_counts")
-            J.discard_planes(obs, out["discards"], fit, melded, offs, offs2, counts, R500_VALUES)
+            J.discard_planes(
+                obs, out["discards"], fit, melded, offs, offs2, counts, FIVE_HUNDRED_RUM_VALUES
+            )
         if "plan" in out:
             J.plan_block(obs, out["plan"], lay)
         return out

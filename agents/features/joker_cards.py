@@ -15,15 +15,15 @@ from numba import njit
 
 from rummy_agents.features.searches import (
     BEST,
-    R51_THRESHOLD,
+    RUMMY51_THRESHOLD,
     SEARCH_DEPTH,
     fewest_left,
     free_arrangement_by,
     make_out_work,
     take_gain,
 )
-from rummy_agents.rum_greedy import MeldPlanner, obligation, table_melds, turn_plan
-from rummy_agents.rum_rollouts import closeness, greedy_discard_score, melds_with_hand
+from rummy_agents.five_hundred_rum_greedy import MeldPlanner, obligation, table_melds, turn_plan
+from rummy_agents.joker_rollouts import closeness, greedy_discard_score, melds_with_hand
 from rummy_env.core.jmelds import JOKER, NUM_TEMPLATES
 from rummy_env.encodings import five_hundred_rum as E500
 from rummy_env.encodings.five_hundred_rum import PH_CALL_LAYOFF, PH_OVER, PH_PLAY
@@ -171,7 +171,7 @@ def turn_block(obs, out, offs, offs2, m, plan, melds, vals):
         if o_opened < 0:
             need = -1  # 500 Rum
         elif obs[i, o_opened] < 0.5:
-            need = R51_THRESHOLD - int(obs[i, o_points] * R51_THRESHOLD + 0.5)
+            need = RUMMY51_THRESHOLD - int(obs[i, o_points] * RUMMY51_THRESHOLD + 0.5)
         n = fewest_left(hand, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept, rem)
         if play:
             if melds:
@@ -279,13 +279,14 @@ def discard_planes(obs, out, fit, melded, offs, offs2, o_counts, vals):
 
 @cache
 def _planner() -> MeldPlanner:
-    return MeldPlanner(False)  # the default card values, as R500_VALUES
+    return MeldPlanner(False)  # the default card values, as FIVE_HUNDRED_RUM_VALUES
 
 
 def plan_block(obs: np.ndarray, out: np.ndarray, layout: E500.Layout) -> None:
     """The plan block (``out``: (B, :data:`PLAN_BLOCK`)) of 500 Rum observations: in the play
     phase and after a "Rummy!" call, 1 at each new meld of ``greedy``'s plan for the turn
-    (:func:`rummy_agents.rum_greedy.turn_plan`: the most points melded, lay-offs onto the table
+    (:func:`rummy_agents.five_hundred_rum_greedy.turn_plan`: the most points melded, lay-offs onto
+    the table
     counted; the card owed to a meld melded) in ``out[:, :685]``; in every phase but the hand's
     end a one-hot of the fewest cards an opponent holds in ``out[:, 685:]``.
     """

@@ -1,8 +1,8 @@
 """The hand searches behind the joker games' features: the fewest cards a hand can keep this
 turn (:func:`fewest_left`), the hand's free arrangement (:func:`free_arrangement`,
 :func:`free_arrangement_by`) and what a take from the discard pile adds to it
-(:func:`take_gain`), with the card points they weigh (:data:`R51_VALUES`,
-:data:`R500_VALUES`).
+(:func:`take_gain`), with the card points they weigh (:data:`RUMMY51_VALUES`,
+:data:`FIVE_HUNDRED_RUM_VALUES`).
 
 The searches share scratch buffers (:func:`make_out_work`); :func:`best_melds` reads the best
 arrangement's new melds back from them.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from rummy_agents.rum_greedy import card_value as rum_card_value
+from rummy_agents.five_hundred_rum_greedy import card_value as five_hundred_rum_card_value
 from rummy_env.core.jmelds import (
     JOKER,
     NUM_TEMPLATES,
@@ -32,9 +32,11 @@ from rummy_env.rules.rummy51.kernels import TPL_VAL, card_penalty, give_template
 
 # points of each card type left in hand, from each game's rules: Rummy 51 penalties, 500 Rum
 # values with the default options (values_5_10_15 off)
-R51_VALUES = np.array([card_penalty(c) for c in range(53)], np.int64)
-R500_VALUES = np.array([rum_card_value(c, False) for c in range(53)], np.int64)
-R51_THRESHOLD = 51  # Rummy 51's default opening threshold, which the going-out search assumes
+RUMMY51_VALUES = np.array([card_penalty(c) for c in range(53)], np.int64)
+FIVE_HUNDRED_RUM_VALUES = np.array(
+    [five_hundred_rum_card_value(c, False) for c in range(53)], np.int64
+)
+RUMMY51_THRESHOLD = 51  # Rummy 51's default opening threshold, which the going-out search assumes
 
 SEARCH_DEPTH = 32  # search levels: one per meld laid or card kept (a hand holds far fewer)
 _OUT_NODES = 20000  # search nodes per position before the best count so far is returned
@@ -147,7 +149,7 @@ def fewest_left(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept
         rem: scratch, cards left at a leaf (53).
     """
     return _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept, rem,
-                        False, rem, R51_VALUES)  # fmt: skip
+                        False, rem, RUMMY51_VALUES)  # fmt: skip
 
 
 @njit(cache=True)
@@ -166,13 +168,13 @@ def free_arrangement(h, taken, ct, cj, lv, kept, rem, best_left) -> int:
         rem: scratch.
         best_left: out, 53 counts.
     """
-    return free_arrangement_by(h, taken, R51_VALUES, ct, cj, lv, kept, rem, best_left)
+    return free_arrangement_by(h, taken, RUMMY51_VALUES, ct, cj, lv, kept, rem, best_left)
 
 
 @njit(cache=True)
 def free_arrangement_by(h, taken, vals, ct, cj, lv, kept, rem, best_left) -> int:
     """:func:`free_arrangement` with the points of each card type left in hand given:
-    ``vals`` (53; :data:`R51_VALUES`, :data:`R500_VALUES`).
+    ``vals`` (53; :data:`RUMMY51_VALUES`, :data:`FIVE_HUNDRED_RUM_VALUES`).
     """
     none = np.zeros((0, 3), np.int64)  # no table (C-contiguous, as fewest_left's tables)
     return _turn_search(h, 0, taken, none, 0, none, 0, ct, cj, lv, kept, rem, True, best_left,

@@ -8,7 +8,7 @@
   agent, default settings), and the pieces hooks share (random rollouts, world resampling).
 - :mod:`~rummy_agents.ismcts.gin`: Gin Rummy's hooks and their compiled kernels.
 - :mod:`~rummy_agents.ismcts.joker_games`: 500 Rum's and Rummy 51's hooks over the compiled
-  policy of :mod:`rummy_agents.rum_rollouts`.
+  policy of :mod:`rummy_agents.joker_rollouts`.
 - :mod:`~rummy_agents.ismcts.games`: :data:`HOOKS`, the hooks by game name.
 
 **How a game plugs in.** Write a module that builds a :class:`GameHooks` from plain Python
@@ -52,14 +52,14 @@ from rummy_agents.ismcts.hooks import (
 )
 from rummy_agents.ismcts.joker_games import (
     FIVE_HUNDRED_RUM_HOOKS,
+    FIVE_HUNDRED_RUM_SCALE,
     JOKER_DEFAULTS,
-    R51_NOT_OPENED,
-    R51_OVERSAMPLE,
-    R51_SCALE,
-    RUM_SCALE,
     RUMMY51_HOOKS,
+    RUMMY51_NOT_OPENED,
+    RUMMY51_OVERSAMPLE,
+    RUMMY51_SCALE,
     joker_params,
-    r51_belief_worlds,
+    rummy51_belief_worlds,
 )
 from rummy_agents.ismcts.search import (
     BELIEFS,
@@ -85,13 +85,13 @@ __all__ = [
     "JOKER_DEFAULTS",
     "KNOCKS",
     "OBJECTIVES",
-    "R51_NOT_OPENED",
-    "R51_OVERSAMPLE",
-    "R51_SCALE",
+    "RUMMY51_NOT_OPENED",
+    "RUMMY51_OVERSAMPLE",
+    "RUMMY51_SCALE",
     "ROLLOUTS",
     "ROOTS",
     "RUMMY51_HOOKS",
-    "RUM_SCALE",
+    "FIVE_HUNDRED_RUM_SCALE",
     "SEARCH_DEFAULTS",
     "GameHooks",
     "GinBelief",
@@ -105,7 +105,7 @@ __all__ = [
     "hooks_for",
     "joker_params",
     "objective_values",
-    "r51_belief_worlds",
+    "rummy51_belief_worlds",
     "random_rollout_actions",
     "random_rollouts",
     "resample_worlds",

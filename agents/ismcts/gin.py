@@ -190,8 +190,8 @@ GIN_OPPONENT_DEADWOOD = np.array(
     + [27.2, 28.0, 29.7, 31.4, 33.6, 35.9, 40.0, 43.5, 47.6, 50.2]
 )
 """Mean deadwood of the opponent's 10-card hand by stock size (index = cards left in the stock,
-0..31) at the other player's decisions, measured over 500 hands of ``GinSimpleAgent``
-self-play (`rummy_agents.gin_rules`); uniformly dealt hands average 53-57 throughout."""
+0..31) at the other player's decisions, measured over 500 hands of ``GinRummySimpleAgent``
+self-play (`rummy_agents.gin_rummy_rules`); uniformly dealt hands average 53-57 throughout."""
 
 
 @njit(cache=True)

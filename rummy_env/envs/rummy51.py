@@ -38,7 +38,7 @@ in hand (A 11, 2-10 face value, J Q K 10, joker 25); the winner scores 0.
 ``reset(seed=None, options={"deck": [...], "dealer": 0})``: a stacked deck of all 108 cards, top
 first (ids, or text like ``"As"``, ``"JK"``; a joker is either joker id, 52 or 53), dealt one
 at a time starting left of the dealer; then the upcard; the rest is the stock
-(``rummy_env.testing.rum_deck(..., num_decks=2)`` builds one).
+(``rummy_env.testing.joker_deck(..., num_decks=2)`` builds one).
 
 Every argument is checked before anything changes: ``seed`` is None or an integer >= 0,
 ``dealer`` a seat (0..P-1), ``deck`` a full deck of this game; a refused ``reset`` raises

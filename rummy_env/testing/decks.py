@@ -48,7 +48,7 @@ def gin_deck(
     return top + [c for c in range(52) if c not in seen]
 
 
-def rum_deck(
+def joker_deck(
     hands: Sequence[str | Iterable[int | str]],
     upcard: str | int,
     stock: str | Iterable[int | str] = (),

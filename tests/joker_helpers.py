@@ -9,7 +9,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from reference_500 import meld_cards, table_of
+from reference_five_hundred_rum import meld_cards, table_of
 
 
 def deck_counts(config) -> Counter:

@@ -6,7 +6,7 @@ one), hold exactly the 108 cards, keep every card the player can place (own hand
 the others' cards known from the pile), deal the rest (the others' hidden cards and the stock)
 from the same cards as the real game, and leave the player to act a legal move, since the rules
 already tell everyone that player has one (after taking the top discard before opening, an
-opening with it). Masks are compared with the slow reference (``reference_r51``).
+opening with it). Masks are compared with the slow reference (``reference_rummy51``).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reference_r51 import reference_mask
-from rum_helpers import all_cards, check_seeded_sampling, play_worlds_to_end
+from joker_helpers import all_cards, check_seeded_sampling, play_worlds_to_end
+from reference_rummy51 import reference_mask
 
 from rummy_env import rummy51_v1
-from rummy_env.testing import rum_deck
+from rummy_env.testing import joker_deck
 
 DECK = Counter({c: 2 for c in range(52)} | {52: 4})
 
@@ -131,7 +131,7 @@ def _obliged(opening: str = "Ks Kd Jh Qh Kh"):
         opening + " 3c 5d 7s 9c 2d 4h 6s 8d",
     ]
     env = rummy51_v1.raw_env(num_players=2, discard_draw_requires_opening=True)
-    deck = rum_deck(hands, "Kc", num_decks=2, jokers=4, dealer=0)
+    deck = joker_deck(hands, "Kc", num_decks=2, jokers=4, dealer=0)
     env.reset(options={"deck": deck, "dealer": 0})
     assert env.agent_selection == "player_1"
     env.step(1)  # TAKE_DISCARD

@@ -1,8 +1,8 @@
 """Compiled rollout policy and search prior for the joker games (500 Rum, Rummy 51).
 
 One action-scoring rule serves both games; what differs (action ranges, card values, meld
-points) is passed in as arrays built once per config by :func:`rum_params` and
-:func:`r51_params`. The rollout policy plays the best-scored legal action of the player to act;
+points) is passed in as arrays built once per config by :func:`five_hundred_rum_params` and
+:func:`rummy51_params`. The rollout policy plays the best-scored legal action of the player to act;
 ISMCTS uses the same scores as its progressive-widening prior.
 
 The scores, highest first:
@@ -23,7 +23,7 @@ The scores, highest first:
   and ``- 4 x`` its closeness to the cards the next player is known to hold (same rank: 4, same
   suit one rank away: 3, two ranks away: 1): shed the highest card no one wants.
 
-**Rummy 51** follows :class:`rummy_agents.r51_greedy.Rummy51GreedyAgent`'s rules more closely
+**Rummy 51** follows :class:`rummy_agents.rummy51_greedy.Rummy51GreedyAgent`'s rules more closely
 (``lay[L_THRESH] >= 0``), where the generic scores lost to it:
 
 - draw: once opened, take the top discard when it takes a joker's place on the table, lays off
@@ -38,7 +38,8 @@ The scores, highest first:
 - discards by greedy's tiers, the highest penalty first within a tier: loose, near its own
   cards, unsafe (lays off, takes a joker's place, or is near a card the next player is known
   to hold), in a natural three-card meld with the hand (a single copy), a joker. *Near* is
-  greedy's :func:`~rummy_agents.r51_greedy.near` (:func:`near_other`): another suit of the rank, or
+  greedy's :func:`~rummy_agents.rummy51_greedy.near` (:func:`near_other`): another suit of the
+  rank, or
   the same suit at most two ranks away; a second copy of the card is not near it (two copies
   never meet in one meld).
 
@@ -148,12 +149,12 @@ def melds_with_pile(pile, c) -> bool:
 
 @njit(cache=True)
 def greedy_discard_score(hand, nxt, pile, fits, c, vals) -> int:
-    """``greedy``'s score of discarding card type ``c`` from ``hand`` (500 Rum; the highest is
-    thrown; see :mod:`rummy_agents.rum_greedy`): its value, less 100 for a joker, 50 if it lays off
-    on a table meld (``fits``), 30 if it melds with the discard pile (counts ``pile``), the
-    next player's known cards near it (``nxt``: same rank or same suit one away 12, two away 6;
-    capped at 36) and the rest of the hand's near it (same rank 8, same suit one away 6, two
-    away 3; capped at 16). ``vals``: card values.
+    """``greedy``'s score of discarding card type ``c`` from ``hand`` (500 Rum; the highest
+    is thrown; see :mod:`rummy_agents.five_hundred_rum_greedy`): its value, less 100 for a
+    joker, 50 if it lays off on a table meld (``fits``), 30 if it melds with the discard pile
+    (counts ``pile``), the next player's known cards near it (``nxt``: same rank or same suit
+    one away 12, two away 6; capped at 36) and the rest of the hand's near it (same rank 8,
+    same suit one away 6, two away 3; capped at 16). ``vals``: card values.
     """
     score = vals[c]
     if c == JOKER:
@@ -280,7 +281,7 @@ def _removed(t, hand, vals) -> float:
 
 
 @njit(cache=True)
-def _r51_take_score(rec, x, hand, can_lay, lay) -> float:
+def _rummy51_take_score(rec, x, hand, can_lay, lay) -> float:
     """Rummy 51: take the top discard ``x`` (5) or draw (-5)?"""
     n = hand_total(rec, rec.cur)
     if can_lay:
@@ -318,7 +319,7 @@ def near_other(hand, c) -> bool:
 
 
 @njit(cache=True)
-def _r51_discard_score(rec, c, hand, vals) -> float:
+def _rummy51_discard_score(rec, c, hand, vals) -> float:
     """Rummy 51: discards by tier, the highest penalty first within a tier."""
     if c == JOKER:
         tier = 4
@@ -351,7 +352,7 @@ def score_action(rec, a, lay, vals, tpl_pts, hand, can_lay) -> float:
             return _deep_take_score(rec, d, vals, hand)
         x = rec.pile[rec.pile_n - 1]
         if lay[L_THRESH] >= 0:
-            return _r51_take_score(rec, x, hand, can_lay, lay)
+            return _rummy51_take_score(rec, x, hand, can_lay, lay)
         if x == JOKER:
             return 5.0
         if can_lay and fits_table(rec, x):
@@ -376,7 +377,7 @@ def score_action(rec, a, lay, vals, tpl_pts, hand, can_lay) -> float:
     if lay[L_DISCARD] <= a < lay[L_DISCARD] + 53:
         c = a - lay[L_DISCARD]
         if lay[L_THRESH] >= 0:
-            return _r51_discard_score(rec, c, hand, vals)
+            return _rummy51_discard_score(rec, c, hand, vals)
         s = -100.0 + vals[c] - CLOSE_W * closeness(hand, c)
         if c == JOKER:
             s -= 150.0
@@ -420,8 +421,8 @@ def best_action(rec, mask, lay, vals, tpl_pts) -> int:
 
 
 @njit(cache=True)
-def rum_unsearched(rec, a, lay) -> bool:
-    """Is action ``a`` of the kind :func:`rum_forced_at` plays without a search (a meld,
+def joker_unsearched(rec, a, lay) -> bool:
+    """Is action ``a`` of the kind :func:`joker_forced_at` plays without a search (a meld,
     lay-off, joker retrieval, or a 500 Rum "Rummy!" call offered)?
     """
     if lay[L_MELD] <= a < lay[L_DISCARD]:
@@ -430,7 +431,7 @@ def rum_unsearched(rec, a, lay) -> bool:
 
 
 @njit(cache=True)
-def rum_forced_at(states, i, masks, lay, vals, tpl_pts) -> int:
+def joker_forced_at(states, i, masks, lay, vals, tpl_pts) -> int:
     """The move of game ``i`` played without a search (-1: none): a meld, lay-off or joker
     retrieval when the policy would play one, and a 500 Rum "Rummy!" call when one is offered.
     These never hurt the greedy plan (melding early is what every baseline does), so the
@@ -438,11 +439,11 @@ def rum_forced_at(states, i, masks, lay, vals, tpl_pts) -> int:
     """
     rec = states[i]
     a = best_action(rec, masks[i], lay, vals, tpl_pts)
-    return a if a >= 0 and rum_unsearched(rec, a, lay) else -1
+    return a if a >= 0 and joker_unsearched(rec, a, lay) else -1
 
 
 @njit(cache=True)
-def rum_rollout_actions(states, masks, lay, vals, tpl_pts, eps, out) -> None:
+def joker_rollout_actions(states, masks, lay, vals, tpl_pts, eps, out) -> None:
     """Heuristic rollout actions for every game of a batch (``out[i] = 0`` where no action is
     legal: a finished game, on which the engine's step is a no-op).
     """
@@ -457,7 +458,7 @@ def rum_rollout_actions(states, masks, lay, vals, tpl_pts, eps, out) -> None:
 
 
 @njit(cache=True)
-def rum_prior_at(states, i, masks, lay, vals, tpl_pts, out) -> None:
+def joker_prior_at(states, i, masks, lay, vals, tpl_pts, out) -> None:
     """Scores of the legal actions of game ``i`` (``-inf`` where illegal): the widening order."""
     rec = states[i]
     hand = rec.hands[rec.cur]
@@ -482,7 +483,7 @@ def _fits_others(rec, c, seat, all_melds) -> bool:
 
 
 @njit(cache=True)
-def r51_evidence(states, seat, thresh, out) -> None:
+def rummy51_evidence(states, seat, thresh, out) -> None:
     """Count, per world, what a player who melds as soon as it can would never leave.
 
     ``out[i]``: over the other players of world ``i`` who have had a turn this hand (their cards
@@ -562,7 +563,7 @@ def _template_points(placed) -> np.ndarray:
     return pts
 
 
-def rum_params(config, layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def five_hundred_rum_params(config, layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(layout vector, card values, template points) of a 500 Rum config, from the rules'
     own card values (:func:`~rummy_env.rules.five_hundred_rum.kernels.placed_value`).
     """
@@ -572,7 +573,7 @@ def rum_params(config, layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return _layout_vector(layout, PH_CALL, False), vals, pts
 
 
-def r51_params(config, layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rummy51_params(config, layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(layout vector, card penalties, template points) of a Rummy 51 config, from the rules'
     own penalties and template points (``TPL_VAL``: the opening value of each template).
     """
@@ -589,11 +590,11 @@ __all__ = [
     "fits_table",
     "melds_with_hand",
     "near_other",
-    "r51_params",
-    "rum_params",
-    "rum_prior_at",
-    "rum_rollout_actions",
-    "rum_unsearched",
-    "r51_evidence",
+    "rummy51_params",
+    "five_hundred_rum_params",
+    "joker_prior_at",
+    "joker_rollout_actions",
+    "joker_unsearched",
+    "rummy51_evidence",
     "score_action",
 ]

@@ -1,7 +1,7 @@
 """Property tests over random Rummy 51 games with random options (hypothesis).
 
 At every decision: the mask equals the slow pure-Python reference of the rules
-(``reference_r51``), the 108 cards are conserved and every table meld is valid, each player's
+(``reference_rummy51``), the 108 cards are conserved and every table meld is valid, each player's
 observation (and the mask of the player to act) is unchanged when only cards hidden from that
 player are shuffled. At every hand end: the winner scores 0 and the others the penalty of their
 cards (+25 after a Rummy), the rewards follow the reward option, matches eliminate at the
@@ -19,9 +19,9 @@ from collections import Counter
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reference_500 import card_at, is_valid_meld, meld_cards, table_of
-from reference_r51 import penalty, reference_mask
-from rum_helpers import all_cards, hidden_shuffle
+from joker_helpers import all_cards, hidden_shuffle
+from reference_five_hundred_rum import card_at, is_valid_meld, meld_cards, table_of
+from reference_rummy51 import penalty, reference_mask
 
 from rummy_env import rummy51_v1
 from rummy_env.encodings import rummy51 as E

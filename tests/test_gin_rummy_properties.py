@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reference_gin import brute_deadwood, is_valid_meld, reference_mask, value
+from reference_gin_rummy import brute_deadwood, is_valid_meld, reference_mask, value
 
 from rummy_env import gin_rummy_v0
 from rummy_env.encodings import gin_rummy as E

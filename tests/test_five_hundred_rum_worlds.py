@@ -6,7 +6,7 @@ one), hold exactly the deck, keep every card the player can place (own hand, pil
 others' cards known from the pile), deal the rest (the others' hidden cards and the stock) from
 the same cards as the real game, and leave the player to act a legal move, since the rules
 already tell everyone that player has one (a turn that can be completed, a "Rummy!" call when
-offered). Masks are compared with the slow reference (``reference_500``).
+offered). Masks are compared with the slow reference (``reference_five_hundred_rum``).
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reference_500 import reference_mask
-from rum_helpers import all_cards, check_seeded_sampling, deck_counts, play_worlds_to_end
+from joker_helpers import all_cards, check_seeded_sampling, deck_counts, play_worlds_to_end
+from reference_five_hundred_rum import reference_mask
 
 from rummy_env import five_hundred_rum_v1
 from rummy_env.core.cards import parse_cards
 from rummy_env.encodings import five_hundred_rum as E
 from rummy_env.rules.five_hundred_rum import kernels as K
-from rummy_env.testing import rum_deck
+from rummy_env.testing import joker_deck
 
 SHAPES = [
     {"num_players": 2},
@@ -142,7 +142,7 @@ def _obliged(hidden: str = "6h 8h"):
         known + " " + hidden,
     ]
     env = five_hundred_rum_v1.raw_env(num_players=2)
-    deck = rum_deck(hands, "3s", num_decks=1, jokers=2, dealer=1)
+    deck = joker_deck(hands, "3s", num_decks=1, jokers=2, dealer=1)
     env.reset(options={"deck": deck, "dealer": 1})
     rec = env.game.states[0]
     rec["known"][1][:] = 0

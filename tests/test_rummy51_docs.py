@@ -19,6 +19,7 @@ def test_sections_in_pettingzoo_order():
         "Actions",
         "Rewards",
         "Episode end",
+        "Infos",
         "Departures from the printed rules",
         "Version history",
     ]

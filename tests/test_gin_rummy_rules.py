@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gin_helpers import (
+from gin_rummy_helpers import (
     P0,
     P1,
     cards,

@@ -4,9 +4,9 @@ on stacked decks."""
 import numpy as np
 import pytest
 
-from rummy_agents import GinNoviceAgent, GinPlannerAgent, GinSimpleAgent, RandomAgent
+from rummy_agents import GinRummyNoviceAgent, GinRummyPlannerAgent, GinRummySimpleAgent, RandomAgent
 from rummy_agents.base import SeatView
-from rummy_agents.gin_rules import (
+from rummy_agents.gin_rummy_rules import (
     _MELD3,
     _draw_outlook,
     _feed_risk,
@@ -36,13 +36,13 @@ CONFIGS = {
 
 
 PAIRS = [
-    (GinSimpleAgent, GinNoviceAgent),
-    (GinNoviceAgent, RandomAgent),
-    (RandomAgent, GinSimpleAgent),
-    (GinSimpleAgent, GinSimpleAgent),
-    (GinNoviceAgent, GinSimpleAgent),
-    (GinPlannerAgent, GinSimpleAgent),
-    (RandomAgent, GinPlannerAgent),
+    (GinRummySimpleAgent, GinRummyNoviceAgent),
+    (GinRummyNoviceAgent, RandomAgent),
+    (RandomAgent, GinRummySimpleAgent),
+    (GinRummySimpleAgent, GinRummySimpleAgent),
+    (GinRummyNoviceAgent, GinRummySimpleAgent),
+    (GinRummyPlannerAgent, GinRummySimpleAgent),
+    (RandomAgent, GinRummyPlannerAgent),
 ]
 
 
@@ -92,7 +92,7 @@ def test_agents_choose_only_masked_actions(config):
     assert all(fifty_taken)
 
 
-@pytest.mark.parametrize("cls", [GinSimpleAgent, GinNoviceAgent, GinPlannerAgent])
+@pytest.mark.parametrize("cls", [GinRummySimpleAgent, GinRummyNoviceAgent, GinRummyPlannerAgent])
 def test_fiftieth_card_offer_is_taken_to_knock(cls):
     """Both players draw and discard the drawn card until 2 stock cards remain; the last
     discard (7s) lets the dealer knock: it takes the 50th card and knocks."""
@@ -121,7 +121,7 @@ def test_fiftieth_card_offer_is_taken_to_knock(cls):
     a = _act(env, agent)
     # Kh and Qh tie on deadwood (10): the simple player knocks with the higher rank
     assert a in (E.action_id("KNOCK[Kh]"), E.action_id("KNOCK[Qh]"))
-    if cls is not GinNoviceAgent:
+    if cls is not GinRummyNoviceAgent:
         assert a == E.action_id("KNOCK[Kh]")
     env.step(a)
     assert env.infos["player_1"]["outcome"] == "knock"
@@ -149,7 +149,7 @@ DEALER = "Kc Qc Jc 9d Td 2h 3d 4c 6c 8d"
 def test_simple_takes_upcard_that_completes_a_meld_then_discards_highest():
     # 7c 7d + upcard 7h make a group; the rest is unmelded
     env = _table("7c 7d As 3s 5h 9h Jh Qd Ks 2d", DEALER, "7h")
-    agent = GinSimpleAgent(seed=0)
+    agent = GinRummySimpleAgent(seed=0)
     a = _act(env, agent)
     assert a == E.TAKE_DISCARD
     env.step(a)
@@ -159,7 +159,7 @@ def test_simple_takes_upcard_that_completes_a_meld_then_discards_highest():
 
 def test_simple_passes_upcard_that_melds_nothing():
     env = _table("7c 7d As 3s 5h 9h Jh Qd Ks 2d", DEALER, "5c")
-    assert _act(env, GinSimpleAgent(seed=0)) == E.PASS
+    assert _act(env, GinRummySimpleAgent(seed=0)) == E.PASS
 
 
 def test_simple_take_rules_any_meld_versus_best_meld():
@@ -169,13 +169,13 @@ def test_simple_take_rules_any_meld_versus_best_meld():
     assert not in_best_meld(str_to_card("7d"), cards_to_mask(hand))
     assert in_best_meld(str_to_card("9h"), cards_to_mask(hand))
     env = _table(hand, DEALER, "7d")
-    assert _act(env, GinSimpleAgent(seed=0)) == E.TAKE_DISCARD
-    assert _act(env, GinSimpleAgent(seed=0, take_rule="best_meld")) == E.PASS
+    assert _act(env, GinRummySimpleAgent(seed=0)) == E.TAKE_DISCARD
+    assert _act(env, GinRummySimpleAgent(seed=0, take_rule="best_meld")) == E.PASS
 
 
 def test_simple_draws_stock_and_discards_highest_deadwood():
     env = _table("2c 4d 6h 8s Tc Jd Qh Ks 3c 5d", DEALER, "9h", stock="Ac")
-    agent = GinSimpleAgent(seed=0)
+    agent = GinRummySimpleAgent(seed=0)
     env.step(_act(env, agent))  # PASS (9h melds nothing)
     env.step(E.PASS)  # dealer passes
     assert _act(env, agent) == E.DRAW_STOCK  # forced
@@ -186,7 +186,7 @@ def test_simple_draws_stock_and_discards_highest_deadwood():
 
 def test_simple_draws_discard_when_it_melds():
     env = _table("2c 4d 6h 8s Tc Jd Qh Ks 3c 5d", DEALER, "9h", stock="9s")
-    agent = GinSimpleAgent(seed=0)
+    agent = GinRummySimpleAgent(seed=0)
     env.step(E.PASS)
     env.step(E.PASS)
     env.step(E.DRAW_STOCK)
@@ -199,7 +199,7 @@ def test_simple_draws_discard_when_it_melds():
 
 def test_simple_knocks_as_soon_as_it_can_with_least_deadwood():
     env = _table("As 2s 3s 4h 5h 6h 7c 7d 7s 9c", DEALER, "Kd", stock="2c")
-    agent = GinSimpleAgent(seed=0)
+    agent = GinRummySimpleAgent(seed=0)
     assert _act(env, agent) == E.PASS
     env.step(E.PASS)
     env.step(E.PASS)
@@ -210,7 +210,7 @@ def test_simple_knocks_as_soon_as_it_can_with_least_deadwood():
 
 def test_simple_goes_gin_when_possible():
     env = _table("As 2s 3s 4h 5h 6h 7c 7d 7s 9c", DEALER, "Kd", stock="7h")
-    agent = GinSimpleAgent(seed=0)
+    agent = GinRummySimpleAgent(seed=0)
     env.step(E.PASS)
     env.step(E.PASS)
     env.step(E.DRAW_STOCK)
@@ -223,7 +223,7 @@ def test_simple_goes_gin_when_possible():
 def test_simple_oklahoma_respects_the_upcard_limit():
     # upcard 2d: knock limit 2. After drawing 3c the best knock leaves 3 > 2: no knock
     env = _table("As 2s 3s 4h 5h 6h 7c 7d 7s 9c", DEALER, "2d", stock="3c", oklahoma=True)
-    agent = GinSimpleAgent(seed=0)
+    agent = GinRummySimpleAgent(seed=0)
     env.step(E.PASS)
     env.step(E.PASS)
     env.step(E.DRAW_STOCK)
@@ -232,7 +232,7 @@ def test_simple_oklahoma_respects_the_upcard_limit():
 
 def test_simple_eleven_card_deal_first_move_knocks():
     env = _table("As 2s 3s 4h 5h 6h 7c 7d 7s 9c Kh", DEALER, None, eleven_card_deal=True)
-    assert _act(env, GinSimpleAgent(seed=0)) == E.action_id("KNOCK[Kh]")
+    assert _act(env, GinRummySimpleAgent(seed=0)) == E.action_id("KNOCK[Kh]")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -247,16 +247,16 @@ def test_planner_keeps_a_run_draw_the_simple_player_breaks():
     env.step(E.PASS)
     env.step(E.PASS)
     env.step(E.DRAW_STOCK)
-    assert _act(env, GinSimpleAgent(seed=0)) == E.action_id("DISCARD[Kh]")
-    assert _act(env, GinPlannerAgent(seed=0)) == E.action_id("DISCARD[Jd]")
+    assert _act(env, GinRummySimpleAgent(seed=0)) == E.action_id("DISCARD[Kh]")
+    assert _act(env, GinRummyPlannerAgent(seed=0)) == E.action_id("DISCARD[Jd]")
 
 
 def test_planner_takes_a_non_melding_discard_only_with_a_take_margin():
     """Ad melds nothing (no 2d 3d): the default planner passes like the simple player; with
     ``take_margin=0`` it takes it, since Ad for Ks beats the mean stock draw."""
     env = _table("2c 4d 6h 8s Tc Jd Qh Ks 3c 5d", DEALER, "Ad")
-    assert _act(env, GinPlannerAgent(seed=0)) == E.PASS
-    assert _act(env, GinPlannerAgent(seed=0, take_margin=0)) == E.TAKE_DISCARD
+    assert _act(env, GinRummyPlannerAgent(seed=0)) == E.PASS
+    assert _act(env, GinRummyPlannerAgent(seed=0, take_margin=0)) == E.TAKE_DISCARD
 
 
 def test_draw_outlook_with_one_unseen_card_is_the_best_deadwood_after_drawing_it():
@@ -286,7 +286,7 @@ def test_feed_risk_counts_melds_the_opponent_can_hold():
 
 def _play_stacked(deck_args, **options):
     env = _table(*deck_args, **options)
-    agents = {"player_0": GinSimpleAgent(seed=0), "player_1": GinSimpleAgent(seed=1)}
+    agents = {"player_0": GinRummySimpleAgent(seed=0), "player_1": GinRummySimpleAgent(seed=1)}
     log = []
     views = {a: SeatView(env, a) for a in env.possible_agents}
     while not all(env.terminations.values()):
@@ -377,7 +377,7 @@ def test_act_batch_plays_the_vector_env(options):
 
     venv = rummy_env.make_vec("gin_rummy", 8, seed=0, **options)
     obs, _ = venv.reset()
-    agents = [GinSimpleAgent(seed=0), GinNoviceAgent(seed=1)]
+    agents = [GinRummySimpleAgent(seed=0), GinRummyNoviceAgent(seed=1)]
     finished = 0
     for t in range(300):
         a = agents[t % 2].act_batch(obs["observation"], obs["action_mask"])

@@ -2,20 +2,20 @@
 
 Hands are given per seat (13 cards each). Unless said otherwise the last seat deals, so player_0
 acts first; the stock is drawn in the order given. Every mask looked at here is also checked
-against the slow reference (``reference_r51``).
+against the slow reference (``reference_rummy51``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from reference_r51 import reference_mask
+from reference_rummy51 import reference_mask
 
 from rummy_env import rummy51_v1
 from rummy_env.core.cards import parse_cards
 from rummy_env.encodings import rummy51 as E
 from rummy_env.render.text import meld_text
-from rummy_env.testing import rum_deck
+from rummy_env.testing import joker_deck
 
 # a hand that holds no meld and lays off on nothing below (penalty 86)
 LOOSE = "2c 4d 6h 8s Tc Qd 3s 5c 7d 9h Jc Kh 2h"
@@ -25,7 +25,7 @@ def deal(hands, upcard="4s", stock=(), dealer=None, **options):
     """A raw env dealt from a stacked deck (the last seat deals by default)."""
     env = rummy51_v1.raw_env(num_players=len(hands), **options)
     dealer = len(hands) - 1 if dealer is None else dealer
-    deck = rum_deck(hands, upcard, stock, num_decks=2, jokers=4, dealer=dealer)
+    deck = joker_deck(hands, upcard, stock, num_decks=2, jokers=4, dealer=dealer)
     env.reset(options={"deck": deck, "dealer": dealer})
     return env
 

@@ -3,7 +3,8 @@ kernels' exact masks.
 
 Nothing here calls the compiled code. The meld geometry (§3.5: groups of different suits, runs
 with the ace low or high, lay-offs at a run's ends or as a group's missing suit) is the same as
-500 Rum's and comes from ``reference_500``. Every move the rules allow is generated straight
+500 Rum's and comes from ``reference_five_hundred_rum``. Every move the rules allow is generated
+straight
 from the text, and "the turn can still be completed" is decided by a memoised search over all
 sequences of melds, lay-offs and joker retrievals that ends with a legal discard.
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from reference_500 import (
+from reference_five_hundred_rum import (
     GROUP,
     JOKER,
     card_at,

@@ -459,7 +459,7 @@ class _ConfigView:
         self.config = type("Cfg", (), {"auto_meld": auto_meld})()
 
 
-class GinSimpleAgent(_GinRuleAgent):
+class GinRummySimpleAgent(_GinRuleAgent):
     """The EAAI Gin Rummy challenge's "simple player" (Neller's ``SimpleGinRummyPlayer``).
 
     The original (Todd W. Neller, EAAI-21 Gin Rummy challenge, Java; read, not copied) "ignores
@@ -520,12 +520,12 @@ class GinSimpleAgent(_GinRuleAgent):
         return super()._pick(cands)
 
 
-class GinPlannerAgent(GinSimpleAgent):
+class GinRummyPlannerAgent(GinRummySimpleAgent):
     """The simple player with a one-draw lookahead and card tracking.
 
     It still knocks as soon as possible (with the least deadwood, so gin when possible) and melds
-    like :class:`GinSimpleAgent`; what changes is the draw and the discard, both judged from what
-    the seat has seen (its hand, the discard pile, the cards the opponent is known to hold):
+    like :class:`GinRummySimpleAgent`; what changes is the draw and the discard, both judged from
+    what the seat has seen (its hand, the discard pile, the cards the opponent is known to hold):
 
     1. **Unseen cards** are the 52 less the hand, the pile and the opponent's known cards; each is
        taken as equally likely to be the next stock card, and each is in the opponent's hand with
@@ -604,7 +604,7 @@ class GinPlannerAgent(GinSimpleAgent):
         return E.DISCARD_BASE + self._pick(ties)
 
 
-class GinNoviceAgent(_GinRuleAgent):
+class GinRummyNoviceAgent(_GinRuleAgent):
     """A novice: knocks as soon as possible, otherwise discards to minimise deadwood, and draws at
     random.
 
@@ -614,7 +614,7 @@ class GinNoviceAgent(_GinRuleAgent):
     whenever a KNOCK is legal it knocks with a discard leaving the least deadwood; otherwise it
     discards a card leaving the least deadwood. Every tie is broken uniformly at random by the
     agent's seeded generator. With manual melds it declares and lays off like
-    :class:`GinSimpleAgent`.
+    :class:`GinRummySimpleAgent`.
 
     Args:
         seed: seed of the agent's generator.
@@ -630,9 +630,9 @@ class GinNoviceAgent(_GinRuleAgent):
 __all__ = [
     "INF_DEADWOOD",
     "TAKE_RULES",
-    "GinNoviceAgent",
-    "GinPlannerAgent",
-    "GinSimpleAgent",
+    "GinRummyNoviceAgent",
+    "GinRummyPlannerAgent",
+    "GinRummySimpleAgent",
     "cards_of",
     "completes_meld",
     "deadwood_per_discard",

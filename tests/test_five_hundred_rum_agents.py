@@ -10,12 +10,12 @@ import pytest
 from rummy_agents.arena.play import play_game
 from rummy_agents.base import SeatView
 from rummy_agents.cli import main
+from rummy_agents.five_hundred_rum_greedy import FiveHundredRumGreedyAgent, MeldPlanner, table_melds
 from rummy_agents.random_agent import RandomAgent
-from rummy_agents.rum_greedy import FiveHundredGreedyAgent, MeldPlanner, table_melds
 from rummy_env import five_hundred_rum_v1
 from rummy_env.core.cards import parse_cards
 from rummy_env.encodings import five_hundred_rum as E
-from rummy_env.testing import rum_deck
+from rummy_env.testing import joker_deck
 
 
 def deal(hands, upcard, stock=(), dealer=None, **options):
@@ -25,7 +25,7 @@ def deal(hands, upcard, stock=(), dealer=None, **options):
     env = five_hundred_rum_v1.raw_env(num_players=len(hands), **options)
     cfg = env.config
     dealer = len(hands) - 1 if dealer is None else dealer
-    deck = rum_deck(hands, upcard, stock, num_decks=cfg.decks, jokers=cfg.jokers, dealer=dealer)
+    deck = joker_deck(hands, upcard, stock, num_decks=cfg.decks, jokers=cfg.jokers, dealer=dealer)
     env.reset(options={"deck": deck, "dealer": dealer})
     return env
 
@@ -42,7 +42,7 @@ def play(env, *names):
 
 def greedy_action(env, agent=None) -> str:
     """The name of the action the greedy agent picks for the player to act."""
-    agent = agent or FiveHundredGreedyAgent(seed=0)
+    agent = agent or FiveHundredRumGreedyAgent(seed=0)
     name = env.agent_selection
     obs = env.observe(name)
     a = agent.act(obs, SeatView(env, name))
@@ -87,7 +87,7 @@ def test_greedy_only_chooses_masked_actions_over_random_rules():
         env = five_hundred_rum_v1.raw_env(**opts)
         p = opts["num_players"]
         # greedy in most seats, a random player in one so the tables vary
-        agents = [FiveHundredGreedyAgent(seed=g * 10 + q) for q in range(p)]
+        agents = [FiveHundredRumGreedyAgent(seed=g * 10 + q) for q in range(p)]
         agents[int(rng.integers(p))] = RandomAgent(seed=g)
         rec = play_game(env, agents, seed=g, max_decisions=5000)  # raises on a masked action
         assert not rec["truncated"], opts
@@ -96,7 +96,7 @@ def test_greedy_only_chooses_masked_actions_over_random_rules():
 
 def test_greedy_plays_whole_500_point_games():
     env = five_hundred_rum_v1.raw_env(episode="game", must_go_out_to_win=True)
-    agents = [FiveHundredGreedyAgent(seed=1), FiveHundredGreedyAgent(seed=2)]
+    agents = [FiveHundredRumGreedyAgent(seed=1), FiveHundredRumGreedyAgent(seed=2)]
     rec = play_game(env, agents, seed=5, max_decisions=20000)
     assert not rec["truncated"] and rec["hands"] >= 2
     assert max(rec["returns"]) >= 500
@@ -106,7 +106,7 @@ def test_greedy_without_a_view_infers_the_layout():
     for p in (2, 5):
         env = five_hundred_rum_v1.raw_env(num_players=p)
         env.reset(seed=3)
-        agent = FiveHundredGreedyAgent(seed=0)
+        agent = FiveHundredRumGreedyAgent(seed=0)
         for _ in range(60):
             name = env.agent_selection
             if env.terminations[name]:
@@ -121,7 +121,7 @@ def test_greedy_is_deterministic_given_a_seed():
     def actions(seed: int) -> tuple[list[int], list[float]]:
         env = five_hundred_rum_v1.raw_env(num_players=3)
         env.reset(seed=11)
-        agents = {n: FiveHundredGreedyAgent(seed=seed + i) for i, n in enumerate(env.agents)}
+        agents = {n: FiveHundredRumGreedyAgent(seed=seed + i) for i, n in enumerate(env.agents)}
         out = []
         for name in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
@@ -143,7 +143,7 @@ def test_greedy_calls_rummy_and_lays_the_card_off():
     env = deal(["7h 8h 9h 2c 4d 6s 8c Tc Qd Kd 3s 5s Js", LOOSE], "Qs", ["Th"])
     play(env, "DRAW_STOCK", "MELD[run h 7..9]", "DISCARD[Th]")  # Th fits the run: callable
     assert phase(env) == "rummy_call_offer" and env.agent_selection == "player_1"
-    agent = FiveHundredGreedyAgent(seed=0)
+    agent = FiveHundredRumGreedyAgent(seed=0)
     assert greedy_action(env, agent) == "TAKE_DISCARD[0]"
     play(env, "TAKE_DISCARD[0]")
     assert greedy_action(env, agent) == "LAYOFF[Th, 0]"
@@ -174,7 +174,7 @@ def test_greedy_takes_a_deep_discard_when_the_meld_pays():
     play(env, "DRAW_STOCK", "DISCARD[4c]")  # pile: Kc 4c
     play(env, "DRAW_STOCK", "DISCARD[2d]")  # pile: Kc 4c 2d
     # K-K-K (30 points) for the 4c and 2d left in hand (6 points)
-    agent = FiveHundredGreedyAgent(seed=0)
+    agent = FiveHundredRumGreedyAgent(seed=0)
     assert greedy_action(env, agent) == "TAKE_DISCARD[2]"
     play(env, "TAKE_DISCARD[2]")
     assert greedy_action(env, agent) == "MELD[group K: c d h]"
@@ -205,14 +205,14 @@ def test_greedy_keeps_a_card_next_to_the_next_players_pick():
     env = deal([hero, "Ac 3c 7c Qc 2d 6d 9d Kd 5h 8h Qh 3s 6s"], "9c", ["5d", "3d"])
     play(env, "DRAW_STOCK", "DISCARD[Jd]")
     play(env, "TAKE_DISCARD[0]", "DISCARD[Ac]")  # player_1 is known to hold the Jd
-    agent = FiveHundredGreedyAgent(seed=0)
+    agent = FiveHundredRumGreedyAgent(seed=0)
     assert greedy_action(env, agent) == "DRAW_STOCK"
     play(env, "DRAW_STOCK")
     assert greedy_action(env, agent) == "MELD[run d 3..5]"
     play(env, "MELD[run d 3..5]")
     # Kc and Js are the loose 10-point cards; the Js would go next to player_1's Jd
     for seed in range(5):
-        assert greedy_action(env, FiveHundredGreedyAgent(seed=seed)) == "DISCARD[Kc]"
+        assert greedy_action(env, FiveHundredRumGreedyAgent(seed=seed)) == "DISCARD[Kc]"
 
 
 # -- hold_melds: new melds kept in hand until the hand goes out -----------------------------------
@@ -223,7 +223,7 @@ def test_hold_melds_keeps_a_new_meld_and_throws_a_loose_card():
     play(env, "DRAW_STOCK")
     # greedy lays 7-8-9 of hearts at once; held, it stays in hand and a loose card goes
     assert greedy_action(env) == "MELD[run h 7..9]"
-    held = greedy_action(env, FiveHundredGreedyAgent(seed=0, hold_melds=3))
+    held = greedy_action(env, FiveHundredRumGreedyAgent(seed=0, hold_melds=3))
     assert held.startswith("DISCARD[") and held not in ("DISCARD[7h]", "DISCARD[8h]", "DISCARD[9h]")
 
 
@@ -232,7 +232,7 @@ def test_hold_melds_lays_everything_in_the_turn_it_goes_out():
     env = deal(["7h 8h 9h Th Kc Kd Ks 2s 3s 4s 5c 5d 5h", "Ac 3c 6c Qc Jc 2d 6d 8d Td 4h 8s 7s Js"],
                "Qs", ["9c"])  # fmt: skip
     play(env, "DRAW_STOCK")
-    agent = FiveHundredGreedyAgent(seed=0, hold_melds=3)
+    agent = FiveHundredRumGreedyAgent(seed=0, hold_melds=3)
     a = greedy_action(env, agent)
     assert a.startswith("MELD[")  # not a discard, though player_1 holds 13 cards
     while not a.startswith("DISCARD"):
@@ -247,8 +247,12 @@ def test_hold_melds_melds_once_an_opponent_is_short():
     env = deal(["7h 8h 9h 2c 4d 6s 8c Tc Qd Kd 3s 5s Js", LOOSE], "Qs", ["5d"])
     play(env, "DRAW_STOCK")
     # player_1 holds 13 cards: more than 12 keeps the meld, 13 or fewer lays it
-    assert greedy_action(env, FiveHundredGreedyAgent(seed=0, hold_melds=12)).startswith("DISCARD[")
-    assert greedy_action(env, FiveHundredGreedyAgent(seed=0, hold_melds=13)) == "MELD[run h 7..9]"
+    assert greedy_action(env, FiveHundredRumGreedyAgent(seed=0, hold_melds=12)).startswith(
+        "DISCARD["
+    )
+    assert (
+        greedy_action(env, FiveHundredRumGreedyAgent(seed=0, hold_melds=13)) == "MELD[run h 7..9]"
+    )
 
 
 def test_hold_melds_still_lays_off_onto_the_table():
@@ -256,14 +260,14 @@ def test_hold_melds_still_lays_off_onto_the_table():
     play(env, "DRAW_STOCK", "MELD[run h 7..9]", "DISCARD[2c]")
     play(env, "DRAW_STOCK", "DISCARD[Ac]")
     play(env, "DRAW_STOCK")  # the 6h lays off below the run on the table
-    assert greedy_action(env, FiveHundredGreedyAgent(seed=0, hold_melds=3)) == "LAYOFF[6h, 0]"
+    assert greedy_action(env, FiveHundredRumGreedyAgent(seed=0, hold_melds=3)) == "LAYOFF[6h, 0]"
 
 
 def test_hold_melds_honours_a_deep_take():
     env = deal([HERO, LOOSE], "Kc", ["2c", "3h"])
     play(env, "DRAW_STOCK", "DISCARD[4c]")
     play(env, "DRAW_STOCK", "DISCARD[2d]")
-    agent = FiveHundredGreedyAgent(seed=0, hold_melds=3)
+    agent = FiveHundredRumGreedyAgent(seed=0, hold_melds=3)
     assert greedy_action(env, agent) == "TAKE_DISCARD[2]"
     play(env, "TAKE_DISCARD[2]")  # the Kc is owed to a meld: no discard is legal yet
     assert greedy_action(env, agent) == "MELD[group K: c d h]"
@@ -272,7 +276,7 @@ def test_hold_melds_honours_a_deep_take():
 @pytest.mark.parametrize("bad", [-1, True, "x"])
 def test_hold_melds_rejects_a_bad_count(bad):
     with pytest.raises((ValueError, TypeError), match="hold_melds|invalid literal"):
-        FiveHundredGreedyAgent(hold_melds=bad)
+        FiveHundredRumGreedyAgent(hold_melds=bad)
 
 
 def test_hold_melds_only_chooses_masked_actions_over_random_rules():
@@ -281,7 +285,7 @@ def test_hold_melds_only_chooses_masked_actions_over_random_rules():
         opts = random_options(rng)
         env = five_hundred_rum_v1.raw_env(**opts)
         p = opts["num_players"]
-        agents = [FiveHundredGreedyAgent(seed=g * 10 + q, hold_melds=q % 4) for q in range(p)]
+        agents = [FiveHundredRumGreedyAgent(seed=g * 10 + q, hold_melds=q % 4) for q in range(p)]
         rec = play_game(env, agents, seed=g, max_decisions=5000)
         assert not rec["truncated"], opts
 

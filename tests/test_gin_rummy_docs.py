@@ -24,6 +24,7 @@ def test_docstring_sections_in_pettingzoo_order():
         "Actions",
         "Rewards",
         "Episode end",
+        "Infos",
         "Departures from the printed rules",
         "Version history",
     ]

@@ -15,13 +15,13 @@ from rummy_agents.arena.play import game_result, play_game
 from rummy_agents.arena.registry import make_agent
 from rummy_agents.base import SeatView
 from rummy_agents.cli import main
-from rummy_agents.r51_greedy import Rummy51GreedyAgent, links, near
+from rummy_agents.five_hundred_rum_greedy import FiveHundredRumGreedyAgent
 from rummy_agents.random_agent import RandomAgent
-from rummy_agents.rum_greedy import FiveHundredGreedyAgent
+from rummy_agents.rummy51_greedy import Rummy51GreedyAgent, links, near
 from rummy_env import rummy51_v1
 from rummy_env.core.cards import parse_cards
 from rummy_env.envs.five_hundred_rum import meld_text
-from rummy_env.testing import rum_deck
+from rummy_env.testing import joker_deck
 
 # a hand that holds no meld and lays off on nothing below (penalty 86)
 LOOSE = "2c 4d 6h 8s Tc Qd 3s 5c 7d 9h Jc Kh 2h"
@@ -31,7 +31,7 @@ def deal(hands, upcard="4s", stock=(), dealer=None, **options):
     """A raw env dealt from a stacked deck (the last seat deals, so player_0 acts first)."""
     env = rummy51_v1.raw_env(num_players=len(hands), **options)
     dealer = len(hands) - 1 if dealer is None else dealer
-    deck = rum_deck(hands, upcard, stock, num_decks=2, jokers=4, dealer=dealer)
+    deck = joker_deck(hands, upcard, stock, num_decks=2, jokers=4, dealer=dealer)
     env.reset(options={"deck": deck, "dealer": dealer})
     return env
 
@@ -60,7 +60,7 @@ def greedy_turn(env, agent=None) -> list[str]:
 
 
 class PolicyAgent:
-    """The compiled Rummy 51 rollout policy (``rummy_agents.rum_rollouts``) as an agent: it plays
+    """The compiled Rummy 51 rollout policy (``rummy_agents.joker_rollouts``) as an agent: it plays
     on a
     world sampled from its view (its own moves depend only on what it sees).
     """
@@ -70,7 +70,7 @@ class PolicyAgent:
 
     def act(self, observation, view) -> int:
         from rummy_agents.ismcts import joker_params as _joker_params
-        from rummy_agents.rum_rollouts import best_action
+        from rummy_agents.joker_rollouts import best_action
 
         world = view.sample_worlds(1, self.rng)
         lay, vals, pts = _joker_params(world)
@@ -444,8 +444,9 @@ def test_near():
 
 def test_registry_resolves_greedy_per_game():
     assert isinstance(make_agent("greedy", 0, game="rummy51"), Rummy51GreedyAgent)
-    assert isinstance(make_agent("greedy", 0), FiveHundredGreedyAgent)
-    assert isinstance(make_agent("greedy", 0, game="five_hundred_rum"), FiveHundredGreedyAgent)
+    assert isinstance(make_agent("greedy", 0, game="five_hundred_rum"), FiveHundredRumGreedyAgent)
+    with pytest.raises(ValueError, match="several games"):
+        make_agent("greedy", 0)
 
 
 def test_game_result_counts_the_player_who_went_out_and_draws():
@@ -524,11 +525,11 @@ def test_policy_retrieves_a_joker_before_anything_else():
 
 
 def evidence(env, seat: int, states=None) -> np.ndarray:
-    from rummy_agents.rum_rollouts import r51_evidence
+    from rummy_agents.joker_rollouts import rummy51_evidence
 
     states = env.game.states if states is None else states
     out = np.zeros(states.shape[0], np.int64)
-    r51_evidence(states, seat, env.config.opening_threshold, out)
+    rummy51_evidence(states, seat, env.config.opening_threshold, out)
     return out
 
 
@@ -556,7 +557,7 @@ def test_evidence_flags_an_opened_player_who_kept_a_card_that_lays_off(players):
 
 
 def test_belief_worlds_keep_the_seat_information_and_favour_consistent_opponents():
-    from rummy_agents.ismcts import r51_belief_worlds
+    from rummy_agents.ismcts import rummy51_belief_worlds
 
     rng = np.random.default_rng(0)
     env = rummy51_v1.raw_env()
@@ -569,7 +570,7 @@ def test_belief_worlds_keep_the_seat_information_and_favour_consistent_opponents
         view = SeatView(env, name)
         if checked < 6 and env.state_record["opened"][1 - seat]:
             rec = env.state_record
-            worlds = r51_belief_worlds(view, 64, rng)
+            worlds = rummy51_belief_worlds(view, 64, rng)
             uniform = view.sample_worlds(256, rng)
             for w in worlds.states:
                 assert (w["hands"][seat] == rec["hands"][seat]).all()

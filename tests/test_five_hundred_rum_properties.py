@@ -1,19 +1,21 @@
 """Property tests over random 500 Rum games with random options (hypothesis).
 
 At every decision: the mask equals the slow pure-Python reference of the rules
-(``reference_500``), cards are conserved and every table meld is a valid meld, the "Rummy!"
-offer skipped exactly the players with no legal call, turn order is respected, each player's
-observation (and the mask of the player to act) is unchanged when only cards hidden from that
-player are shuffled. Along the hand: melded points follow the placement values; at every hand
-end the hand score is melded minus held, totals add up and the game ends by the target rule;
+(``reference_five_hundred_rum``), cards are conserved and every table meld is a valid meld,
+the "Rummy!" offer skipped exactly the players with no legal call, turn order is respected,
+each player's observation (and the mask of the player to act) is unchanged when only cards
+hidden from that player are shuffled. Along the hand: melded points follow the placement
+values; at every hand end the hand score is melded minus held, totals add up and the game ends
+by the target rule;
 once the stock is empty every player gets at most one more turn, and every hand ends.
 Crafted positions (random tables with jokers, hands near them, random phases and obligations)
 compare the masks as well.
 
 The players act at random with a bias towards melding, laying off, deep draws and calls, so
 that tables fill up and the pile rules are exercised. The table shapes are those of
-``test_500_api`` plus 3 players with two decks, as in ``test_500_rules`` (each record layout
-is compiled once, about half a minute on a cold numba cache).
+``test_five_hundred_rum_api`` plus 3 players with two decks, as in
+``test_five_hundred_rum_rules`` (each record layout is compiled once, about half a minute on a
+cold numba cache).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reference_500 import (
+from joker_helpers import all_cards, deck_counts, hidden_shuffle
+from reference_five_hundred_rum import (
     Rules,
     Turn,
     callable_depths,
@@ -43,7 +46,6 @@ from reference_500 import (
     table_of,
     taking,
 )
-from rum_helpers import all_cards, deck_counts, hidden_shuffle
 
 from rummy_env import five_hundred_rum_v1
 from rummy_env.encodings import five_hundred_rum as E

@@ -1,6 +1,6 @@
 """A greedy rule-based 500 Rum agent that acts only from its seat's observation and mask.
 
-:class:`FiveHundredGreedyAgent` reads the flat observation through
+:class:`FiveHundredRumGreedyAgent` reads the flat observation through
 :meth:`rummy_env.encodings.five_hundred_rum.Layout.split` (own hand, the discard pile in order,
 the cards each opponent is known to hold, the table melds, the phase, the obligation) and the
 action mask; from the :class:`~rummy_agents.base.SeatView` it reads only the rule options
@@ -38,7 +38,7 @@ out (the plan leaves at most one card), once an opponent holds ``k`` cards or fe
 taken discard is owed to a meld (its strength: ``docs/agents.md``).
 
 **Discard.** Among the legal discards it throws the card with the highest score
-(:func:`rummy_agents.rum_rollouts.greedy_discard_score`, which the ``joker_cards_discards``
+(:func:`rummy_agents.joker_rollouts.greedy_discard_score`, which the ``joker_cards_discards``
 features of learned agents read too)::
 
     score(c) = value(c)                          # shed points: they count against us
@@ -70,7 +70,7 @@ Example:
     >>> from rummy_agents.base import SeatView
     >>> env = five_hundred_rum_v1.raw_env()
     >>> env.reset(seed=0)
-    >>> agent = FiveHundredGreedyAgent(seed=0)
+    >>> agent = FiveHundredRumGreedyAgent(seed=0)
     >>> name = env.agent_selection
     >>> a = agent.act(env.observe(name), SeatView(env, name))
 """
@@ -85,7 +85,7 @@ from typing import Any
 import numpy as np
 
 from rummy_agents.base import legal_actions
-from rummy_agents.rum_rollouts import greedy_discard_score
+from rummy_agents.joker_rollouts import greedy_discard_score
 from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.encodings import five_hundred_rum as E
 
@@ -481,7 +481,7 @@ def _counts(x: np.ndarray) -> list[int]:
 # The agent
 
 
-class FiveHundredGreedyAgent:
+class FiveHundredRumGreedyAgent:
     """Greedy 500 Rum player (rules in the module docstring).
 
     Args:
@@ -725,7 +725,7 @@ class FiveHundredGreedyAgent:
 
 
 __all__ = [
-    "FiveHundredGreedyAgent",
+    "FiveHundredRumGreedyAgent",
     "MeldPlanner",
     "Plan",
     "infer_layout",

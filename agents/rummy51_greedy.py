@@ -12,7 +12,7 @@ Values: a card's *penalty* is what it costs left in hand (A 11, 2-10 face value,
 joker 25); a meld's *opening points* count jokers as the card they stand for (a low ace 1).
 
 **Meld planner.** The plan of a turn is found by the search of
-:class:`rummy_agents.rum_greedy.MeldPlanner`
+:class:`rummy_agents.five_hundred_rum_greedy.MeldPlanner`
 (disjoint new melds by template, branching on the lowest
 natural left, then a greedy lay-off pass of naturals and jokers onto the table and the new melds)
 with Rummy 51's objective and constraints: it maximises the *penalty removed from the hand*
@@ -86,7 +86,7 @@ from typing import Any
 import numpy as np
 
 from rummy_agents.base import legal_actions
-from rummy_agents.rum_greedy import (
+from rummy_agents.five_hundred_rum_greedy import (
     Meld,
     MeldPlanner,
     Plan,
@@ -168,7 +168,8 @@ def rank_gap(ra: int, rb: int) -> int:
 class Rummy51Planner(MeldPlanner):
     """The turn's best plan by Rummy 51's objective (see the module docstring).
 
-    Reuses :class:`rummy_agents.rum_greedy.MeldPlanner`'s template enumeration and joker placement;
+    Reuses :class:`rummy_agents.five_hundred_rum_greedy.MeldPlanner`'s template enumeration and
+    joker placement;
     ``Plan.points`` is the penalty the plan removes from the hand.
 
     Args:

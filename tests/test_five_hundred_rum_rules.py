@@ -1,7 +1,8 @@
 """500 Rum rules (RULES.md §2), one test per rule and option, on stacked decks.
 
 Hands are given per seat. Unless said otherwise the last seat deals, so player_0 acts first.
-Every mask looked at here is also checked against the slow reference (``reference_500``).
+Every mask looked at here is also checked against the slow reference
+(``reference_five_hundred_rum``).
 The seed's worked examples (seeds/000, the German 500 Rum page) are tests of their own,
 marked "seed example".
 """
@@ -10,13 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from reference_500 import reference_mask
+from reference_five_hundred_rum import reference_mask
 
 from rummy_env import five_hundred_rum_v1
 from rummy_env.core.cards import card_to_str, parse_cards
 from rummy_env.encodings import five_hundred_rum as E
 from rummy_env.render.text import meld_text
-from rummy_env.testing import rum_deck
+from rummy_env.testing import joker_deck
 
 # three hands that meet nothing: no melds, nothing to lay off on each other's cards
 LOOSE3 = ["2c 9d 5s Qc 3h 8c Js", "3d Tc 6s Kd 4h 9s Ac", "4s Jd 7c Ah 5h 2d Qs"]
@@ -29,7 +30,7 @@ def deal(hands, upcard, stock=(), dealer=None, **options):
     env = five_hundred_rum_v1.raw_env(num_players=len(hands), **options)
     cfg = env.config
     dealer = len(hands) - 1 if dealer is None else dealer
-    deck = rum_deck(hands, upcard, stock, num_decks=cfg.decks, jokers=cfg.jokers, dealer=dealer)
+    deck = joker_deck(hands, upcard, stock, num_decks=cfg.decks, jokers=cfg.jokers, dealer=dealer)
     env.reset(options={"deck": deck, "dealer": dealer})
     return env
 
@@ -223,15 +224,15 @@ def test_dealt_one_at_a_time_starting_left_of_the_dealer():
     rec = env.state_record
     assert [int(c) for c in rec["deck"][int(rec["deck_pos"]) :]] == deck[29:]  # the stock
     assert env.agent_selection == "player_3"  # the player left of the dealer starts
-    # rum_deck builds the same deck from the hands
+    # joker_deck builds the same deck from the hands
     hands = [[card_to_str(c) for c in range(first, 28, 4)] for first in (1, 2, 3, 0)]
-    assert rum_deck(hands, card_to_str(28), dealer=2) == deck
+    assert joker_deck(hands, card_to_str(28), dealer=2) == deck
 
 
 def test_rum_deck_refuses_a_card_dealt_twice():
     with pytest.raises(ValueError, match="more often"):
-        rum_deck(["As 2c", "As 3c"], "4c")
-    assert len(rum_deck(["As 2c", "As 3c"], "4c", num_decks=2)) == 108
+        joker_deck(["As 2c", "As 3c"], "4c")
+    assert len(joker_deck(["As 2c", "As 3c"], "4c", num_decks=2)) == 108
 
 
 def test_two_players_get_13_cards_and_the_non_dealer_starts():
