@@ -2,14 +2,22 @@
 :mod:`rummy_agents.base` for the protocol, :mod:`rummy_agents.arena.registry` for agents by name).
 """
 
-from rummy_agents.arena.registry import agent_spec, make_agent
-from rummy_agents.base import Agent, SeatView
-from rummy_agents.gin_rummy_rules import (
+from pathlib import Path
+
+# first, before any kernel loads: numba's caches of edited kernel sources (here or in
+# rummy_env, whose kernels ours call) are dropped
+from rummy_env.core import jitcache as _jitcache
+
+_jitcache.ensure_fresh_dependent(Path(__file__).parent)
+
+from rummy_agents.arena.registry import agent_spec, make_agent  # noqa: E402
+from rummy_agents.base import Agent, SeatView  # noqa: E402
+from rummy_agents.gin_rummy_rules import (  # noqa: E402
     GinRummyNoviceAgent,
     GinRummyPlannerAgent,
     GinRummySimpleAgent,
 )
-from rummy_agents.random_agent import RandomAgent
+from rummy_agents.random_agent import RandomAgent  # noqa: E402
 
 __all__ = [
     "Agent",

@@ -110,8 +110,7 @@ def _joker_game_simulator(name: str, sign: int = 1) -> SimulateFn:
         ln = np.zeros((n_games, 1), np.int64)
         hp = np.zeros((n_games, 1), np.int64)
         pts = np.zeros((n_games, 1, config.num_players), np.int64)
-        k.play_random_parallel(game.states, game.cfg, k.TABLES, 1, game.num_actions, oc, ln, pts,
-                               hp)  # fmt: skip
+        k.play_random_parallel(game.states, game.cfg, k.TABLES, 1, oc, ln, pts, hp)
         return {
             "outcome": oc[:, 0],
             "decisions": ln[:, 0],

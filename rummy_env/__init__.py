@@ -9,10 +9,15 @@ venv = rummy_env.make_vec("gin_rummy", 1024, seed=0)
 
 from __future__ import annotations
 
-import pettingzoo as _pz
+# first, before any kernel loads: numba's caches of edited kernel sources are dropped
+from rummy_env.core import jitcache as _jitcache
 
-from rummy_env import five_hundred_rum_v1, gin_rummy_v0, rummy51_v1
-from rummy_env.vector import RummyVectorEnv, make_vec
+_jitcache.ensure_fresh()
+
+import pettingzoo as _pz  # noqa: E402
+
+from rummy_env import five_hundred_rum_v1, gin_rummy_v0, rummy51_v1  # noqa: E402
+from rummy_env.vector import RummyVectorEnv, make_vec  # noqa: E402
 
 __version__ = "0.1.0"
 

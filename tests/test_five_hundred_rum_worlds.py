@@ -23,7 +23,6 @@ from reference_five_hundred_rum import reference_mask
 from rummy_env import five_hundred_rum_v1
 from rummy_env.core.cards import parse_cards
 from rummy_env.encodings import five_hundred_rum as E
-from rummy_env.rules.five_hundred_rum import kernels as K
 from rummy_env.testing import joker_deck
 
 SHAPES = [
@@ -175,7 +174,7 @@ def test_the_player_to_act_keeps_a_legal_move():
     hidden[0] = 0
     base = (s["hands"] - hidden).astype(np.int8)
     pool = np.array(game.hidden_cards(0, 0), np.int8)
-    K.deal_worlds(blind.states, game.cfg, base, hidden.sum(1), pool, 1, False)
+    game._deal_worlds(blind.states, base, hidden.sum(1), pool, 1, False)
     blind.refresh_masks()
     stuck = sum(not _has_move(blind.action_mask(w), blind.states[w], lay) for w in range(64))
     assert stuck > 32

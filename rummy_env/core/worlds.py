@@ -6,9 +6,9 @@ A world starts as a copy of the real state record. What the player cannot know i
 cards of a *pool* lie (the other players' cards not publicly known to be held, and the stock).
 :func:`deal_hidden` deals that pool anew from the record's own random stream and
 :func:`rewrite_dealt` rewrites the part of the deck already dealt, which the rules never read
-again, so that no world keeps the real deal order. The game's own kernels loop over worlds and
-tries and check the game-specific condition (the player to act has a legal move), since numba's
-cache cannot hold functions passed as arguments.
+again, so that no world keeps the real deal order. ``core.batch.deal_worlds`` loops over worlds
+and tries and checks the game-specific condition (its ``world_ok`` hook: the player to act has a
+legal move).
 
 The functions take state records of any layout with the fields ``hands`` (players, card types)
 counts, ``deck`` (card types, deal order), ``deck_pos`` (first stock card) and ``rng`` (the

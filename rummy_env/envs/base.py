@@ -159,9 +159,7 @@ class RummyAECEnv(AECEnv):
 
     def _step_game(self, a: int) -> tuple[bool, bool, int, int, np.ndarray]:
         """Apply a legal action; returns (done, truncated, to act, hands played, rewards)."""
-        done, trunc, cur, hands = self.game.kernels.step_single(
-            self.game.states, self.game.cfg, self.game.kernels.TABLES, 0, a, self.game.masks
-        )[:4]
+        done, trunc, cur, hands = self.game.step_single(0, a)
         return done, trunc, cur, hands, self.game.states["rewards"][0]
 
     def step(self, action: int) -> None:

@@ -1,5 +1,13 @@
 """The batched engine shared by every game: N games as one structured numpy array, stepped by
-the game's compiled kernels. The AEC envs are a batch of one; the vector env any N.
+the batch entry points of ``rummy_env.core.batch`` over the game's compiled hooks. The AEC envs
+are a batch of one; the vector env any N.
+
+A game is: ``rules/<game>/state.py`` (its record, ``core.batch.record_dtype``), ``config.py``
+(the options dataclass and its ``to_array`` config vector), ``kernels.py`` (the rules as
+``@njit`` functions, the hooks of ``core.batch`` among them, registered with
+``core.batch.register``), ``game.py`` (a ``BatchedGame`` subclass: sizes, deck, names of the
+finished-episode integers, why an action is illegal); ``encodings/<game>.py`` (actions and
+observation pieces) and ``envs/<game>.py`` (the AEC env, whose docstring is the spec).
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from rummy_env.core import batch
 from rummy_env.core import rng as _rng
 from rummy_env.core.cards import validate_deck
 from rummy_env.core.validate import MAX_GAMES, check_actions, check_int, check_list
@@ -63,12 +72,13 @@ class FastestStep:
 class BatchedGame:
     """``num_games`` independent games of one variant stepped together.
 
-    Subclasses set ``kernels`` (a module with ``reset_batch``, ``step_batch``,
-    ``step_batch_parallel``, ``step_single``, ``write_obs_at``, ``refresh_masks`` and ``TABLES``)
-    and fill ``num_players``, ``num_actions``, ``obs_size``, ``pieces`` (the observation's named
-    pieces with their bounds), ``cfg``, ``states``, ``masks``,
-    ``deck`` (the unshuffled deck a stacked deck must permute) and ``final_fields`` (names of
-    the per-game integers the step kernel writes for a finished episode).
+    Subclasses set ``kernels`` (the game's kernels module: it registers the game's hooks of
+    ``core.batch`` and holds its ``TABLES``) and fill ``num_players``, ``num_actions``,
+    ``obs_size``, ``pieces`` (the observation's named pieces with their bounds), ``deck`` (the
+    unshuffled deck a stacked deck must permute) and ``final_fields`` (names of the per-game
+    integers written for a finished episode: each player's ``final_points``, the outcome, the
+    episode length, then the game's own), then call ``_setup``, which fills ``config``,
+    ``cfg`` (``config.to_array()``), ``tables``, ``states`` and ``masks``.
     """
 
     kernels: ModuleType
@@ -77,6 +87,7 @@ class BatchedGame:
     obs_size: int
     pieces: tuple[Piece, ...]
     cfg: np.ndarray
+    tables: tuple[np.ndarray, ...]
     states: np.ndarray
     masks: np.ndarray
     deck: np.ndarray
@@ -85,15 +96,16 @@ class BatchedGame:
     def _setup(self, config: Any, num_games: int, states: np.ndarray, mask_width: int) -> None:
         num_games = check_int("num_games", num_games, 1, MAX_GAMES)
         self.config = config
+        self.cfg = config.to_array()
+        self.tables = self.kernels.TABLES
         self.num_games = num_games
         self.states = states
         self.states["rng"] = _rng.seed_states(None, num_games)
         self.masks = np.zeros((num_games, mask_width), dtype=np.int8)
-        k = self.kernels
         if num_games >= PARALLEL_MIN_BATCH:
-            self._step = FastestStep([k.step_batch_parallel, k.step_batch])
+            self._step = FastestStep([batch.step_batch_parallel, batch.step_batch])
         else:
-            self._step = k.step_batch
+            self._step = batch.step_batch
 
     def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(low, high) float32 bounds of every observation vector (the observation Box)."""
@@ -143,8 +155,9 @@ class BatchedGame:
         for i, row in rows.items():
             self.states["deck"][i] = row
         obs = np.empty((n, self.obs_size), dtype=np.float32)
-        k = self.kernels
-        k.reset_batch(self.states, self.cfg, k.TABLES, dl, stacked, self.masks, obs, write_obs)
+        batch.reset_batch(
+            self.states, self.cfg, self.tables, dl, stacked, self.masks, obs, write_obs
+        )
         return obs
 
     def _stack(self, deck: np.ndarray) -> np.ndarray:
@@ -184,9 +197,8 @@ class BatchedGame:
         shape = (n, p, self.obs_size) if autoreset else (1, p, 1)
         final_obs = np.empty(shape, dtype=np.float32)
         final_info = np.zeros((n if autoreset else 1, len(self.final_fields)), dtype=np.int64)
-        k = self.kernels
         self._step(
-            self.states, self.cfg, k.TABLES, a, self.masks, obs, rewards, term, trunc,
+            self.states, self.cfg, self.tables, a, self.masks, obs, rewards, term, trunc,
             final_obs, final_info, autoreset, write_obs,
         )  # fmt: skip
         info: dict[str, Any] = {"current_player": self.states["cur"].astype(np.int64)}
@@ -207,8 +219,17 @@ class BatchedGame:
         check_int("i", i, 0, self.num_games - 1)
         check_int("player", player, 0, self.num_players - 1)
         out = np.empty(self.obs_size, dtype=np.float32)
-        self.kernels.write_obs_at(self.states, self.cfg, i, player, out)
+        batch.write_obs_at(self.states, self.cfg, i, player, out)
         return out
+
+    def step_single(self, i: int, a: int) -> tuple[bool, bool, int, int]:
+        """Apply a legal action in game ``i`` only and refresh its mask (the AEC env's step;
+        no output arrays, the rewards are in ``states["rewards"][i]``).
+
+        Returns:
+            (done, truncated, player to act, hands played).
+        """
+        return batch.step_single(self.states, self.cfg, self.tables, i, a, self.masks)
 
     def action_mask(self, i: int) -> np.ndarray:
         """Legal-action mask (fresh int8 array) of the player to act in game ``i``."""
@@ -220,8 +241,7 @@ class BatchedGame:
 
     def refresh_masks(self) -> None:
         """Recompute every mask from the states (after editing states directly)."""
-        k = self.kernels
-        k.refresh_masks(self.states, self.cfg, k.TABLES, self.masks)
+        batch.refresh_masks(self.states, self.cfg, self.tables, self.masks)
 
     def explain_illegal(self, i: int, a: int) -> str:  # pragma: no cover - overridden
         """Why action ``a`` is not legal now in game ``i``."""

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from rummy_env.core import batch
 from rummy_env.core.validate import check_sample_worlds
 
 NUM_TYPES = 53  # card types: 0..51 naturals, 52 the joker
@@ -17,13 +18,16 @@ NUM_TYPES = 53  # card types: 0..51 naturals, 52 the joker
 class JokerWorldsMixin:
     """``hidden_cards`` and ``sample_worlds`` for a :class:`rummy_env.rules.base.BatchedGame`
     whose records hold ``hands`` and ``known`` (players, 53) counts and a ``deck`` dealt from
-    ``deck_pos`` on. The game supplies :meth:`_deal_worlds` (its compiled deal with its own
-    legal-move check).
+    ``deck_pos`` on. The deal is ``core.batch.deal_worlds``, with the game's ``world_ok`` hook
+    (does the player to act have a legal move).
     """
 
     states: np.ndarray
     config: Any
     num_players: int
+    cfg: np.ndarray
+    tables: tuple[np.ndarray, ...]
+    deck: np.ndarray
 
     def _deal_worlds(
         self,
@@ -33,11 +37,14 @@ class JokerWorldsMixin:
         pool: np.ndarray,
         max_tries: int,
         check: bool,
-    ) -> np.ndarray:  # pragma: no cover - overridden
+    ) -> np.ndarray:
         """Deal ``pool`` into ``states`` in place (``core.worlds``); returns the deals tried per
         world, -1 where none gave the player to act a legal move.
         """
-        raise NotImplementedError
+        counts = np.bincount(self.deck, minlength=NUM_TYPES).astype(np.int64)
+        return batch.deal_worlds(
+            states, self.cfg, self.tables, base, hidden_n, pool, counts, max_tries, check
+        )
 
     def hidden_cards(self, i: int, player: int) -> list[int]:
         """Cards whose place ``player`` cannot know in game ``i``: the other players' cards not

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+from rummy_env.encodings import five_hundred_rum as E
 from rummy_env.rules.options import RuleOptions
 
 RUMMY_CALL = ("full", "layoff_only", "none")
@@ -106,3 +109,69 @@ class FiveHundredRumConfig(RuleOptions):
     def max_melds(self) -> int:
         """Table meld slots: enough for every card in melds of three."""
         return self.deck_size // 3
+
+    def to_array(self) -> np.ndarray:
+        """The options as the int64 vector the compiled kernels read (indices ``C_*``)."""
+        lay = E.Layout(self.num_players, self.deck_size)
+        a = np.zeros(C_SIZE, np.int64)
+        a[C_P] = self.num_players
+        a[C_D] = self.deck_size
+        a[C_M] = self.max_melds
+        a[C_HAND] = self.hand_size
+        a[C_JOKERS] = self.jokers
+        a[C_V51015] = self.values_5_10_15
+        a[C_CALL] = RUMMY_CALL.index(self.rummy_call)
+        a[C_MUST_MELD] = self.must_meld_discard
+        a[C_NEW_MELD] = self.deepest_card_new_meld
+        a[C_GOOUT] = GOING_OUT.index(self.going_out)
+        a[C_OUT_TO_WIN] = self.must_go_out_to_win
+        a[C_TARGET] = self.target
+        a[C_GAME] = self.episode == "game"
+        a[C_NORM] = self.reward == "normalized"
+        a[C_MAX_STEPS] = self.max_steps or 0
+        a[C_TAKE] = lay.take_base
+        a[C_MELD] = lay.meld_base
+        a[C_LAYOFF] = lay.layoff_base
+        a[C_JOKER] = lay.joker_base
+        a[C_DISCARD] = lay.discard_base
+        a[C_PASS] = lay.pass_action
+        a[C_NA] = lay.num_actions
+        a[C_MAX_PILE] = self.max_pile_draws
+        assert len(lay.pieces) == N_PIECES
+        for k, piece in enumerate(lay.pieces):
+            a[C_OBS + k] = piece.offset
+        return a
+
+
+def config_vector(config: FiveHundredRumConfig) -> np.ndarray:
+    """``config.to_array()``: the int64 vector the kernels read."""
+    return config.to_array()
+
+
+# -- indices of the config vector -----------------------------------------------------------
+C_P = 0
+C_D = 1
+C_M = 2
+C_HAND = 3
+C_JOKERS = 4
+C_V51015 = 5
+C_CALL = 6  # RUMMY_CALL index: 0 full, 1 layoff_only, 2 none
+C_MUST_MELD = 7
+C_NEW_MELD = 8
+C_GOOUT = 9  # GOING_OUT index: 0 any, 1 discard_required, 2 floating, 3 unplayable_discard
+C_OUT_TO_WIN = 10
+C_TARGET = 11
+C_GAME = 12
+C_NORM = 13
+C_MAX_STEPS = 14
+C_TAKE = 15
+C_MELD = 16
+C_LAYOFF = 17
+C_JOKER = 18
+C_DISCARD = 19
+C_PASS = 20
+C_NA = 21
+C_MAX_PILE = 22
+C_OBS = 23  # obs piece offsets start here (in E.Layout.pieces order)
+N_PIECES = 19
+C_SIZE = C_OBS + N_PIECES

@@ -27,7 +27,6 @@ class FiveHundredRumGame(JokerWorldsMixin, BatchedGame):
         self.num_actions = self.layout.num_actions
         self.obs_size = self.layout.obs_size
         self.pieces = self.layout.pieces
-        self.cfg = K.config_vector(config)
         naturals = np.tile(np.arange(52, dtype=np.int8), config.decks)
         self.deck = np.concatenate([naturals, np.full(config.jokers, JOKER, np.int8)])
         self.final_fields = (
@@ -45,17 +44,7 @@ class FiveHundredRumGame(JokerWorldsMixin, BatchedGame):
         info["outcome"] = final_info[:, p]
         info["episode_length"] = final_info[:, p + 1]
 
-    # -- information sets (hidden_cards, sample_worlds: JokerWorldsMixin) -------------------
-    def _deal_worlds(
-        self,
-        states: np.ndarray,
-        base: np.ndarray,
-        hidden_n: np.ndarray,
-        pool: np.ndarray,
-        max_tries: int,
-        check: bool,
-    ) -> np.ndarray:
-        return K.deal_worlds(states, self.cfg, base, hidden_n, pool, max_tries, check)
+    # information sets: hidden_cards, sample_worlds (JokerWorldsMixin, worlds dealt by core.batch)
 
     def explain_illegal(self, i: int, a: int) -> str:
         """Why action ``a`` is not legal now in game ``i``."""

@@ -1,9 +1,11 @@
 """500 Rum rules as compiled kernels over state records (RULES.md §2).
 
-One implementation for the AEC env (a batch of one) and the vector env. Masks are exact: an
-action is allowed only if it is legal now and the turn can still be completed after it (a pending
-"meld the deepest card" obligation stays satisfiable, a discard stays possible or going out is
-allowed).
+One implementation for the AEC env (a batch of one) and the vector env: the batch entry points
+are ``rummy_env.core.batch``'s, over the hooks registered at the end of this module.
+
+Masks are exact: an action is allowed only if it is legal now and the turn can still be
+completed after it (a pending "meld the deepest card" obligation stays satisfiable, a discard
+stays possible or going out is allowed).
 
 How the masks stay cheap (a step costs about a microsecond):
 
@@ -24,9 +26,15 @@ How the masks stay cheap (a step costs about a microsecond):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from rummy_env.core import rng as _rng
+from rummy_env.core import batch
+from rummy_env.core.batch import (  # the names callers use
+    play_random_parallel,
+    step_batch,
+    step_batch_parallel,
+    step_single,
+)
 from rummy_env.core.jmelds import (
     JOKER,
     NUM_GROUP_TEMPLATES,
@@ -53,36 +61,37 @@ from rummy_env.core.table import (
     unlay_template,
     unplace_card,
 )
-from rummy_env.core.worlds import deal_hidden, deck_counts, rewrite_dealt
 from rummy_env.encodings import five_hundred_rum as E
-
-# -- config vector --------------------------------------------------------------------------
-C_P = 0
-C_D = 1
-C_M = 2
-C_HAND = 3
-C_JOKERS = 4
-C_V51015 = 5
-C_CALL = 6  # 0 full, 1 layoff_only, 2 none
-C_MUST_MELD = 7
-C_NEW_MELD = 8
-C_GOOUT = 9  # 0 any, 1 discard_required, 2 floating, 3 unplayable_discard
-C_OUT_TO_WIN = 10
-C_TARGET = 11
-C_GAME = 12
-C_NORM = 13
-C_MAX_STEPS = 14
-C_TAKE = 15
-C_MELD = 16
-C_LAYOFF = 17
-C_JOKER = 18
-C_DISCARD = 19
-C_PASS = 20
-C_NA = 21
-C_MAX_PILE = 22
-C_OBS = 23  # obs piece offsets start here (in E.Layout.pieces order)
-N_PIECES = 19
-C_SIZE = C_OBS + N_PIECES
+from rummy_env.rules.five_hundred_rum.config import (
+    C_CALL,
+    C_D,
+    C_DISCARD,
+    C_GAME,
+    C_GOOUT,
+    C_HAND,
+    C_JOKER,
+    C_JOKERS,
+    C_LAYOFF,
+    C_M,
+    C_MAX_PILE,
+    C_MAX_STEPS,
+    C_MELD,
+    C_MUST_MELD,
+    C_NA,
+    C_NEW_MELD,
+    C_NORM,
+    C_OBS,
+    C_OUT_TO_WIN,
+    C_P,
+    C_PASS,
+    C_SIZE,
+    C_TAKE,
+    C_TARGET,
+    C_V51015,
+    N_PIECES,
+    config_vector,
+)
+from rummy_env.rules.five_hundred_rum.state import make_state_dtype
 
 GO_ANY = 0
 GO_DISCARD_REQUIRED = 1
@@ -123,47 +132,14 @@ WS_J = WS_T + NUM_TEMPLATES  # their jokers
 WS_KNOWN = WS_J + NUM_TEMPLATES  # ``known`` row saved around a candidate meld (53)
 WS_CALL = WS_KNOWN + 53  # per pile depth: is that card rummy-callable (up to 108)
 WS_SIZE = WS_CALL + 108
-PAR_CHUNKS = 64  # the parallel step hands games to threads in this many chunks
 
 
-def new_work() -> np.ndarray:
-    """A work buffer for the kernels that take ``ws``."""
-    return np.zeros(WS_SIZE, np.int64)
-
-
-def config_vector(config) -> np.ndarray:
-    """The int64 vector the kernels read (see the ``C_*`` indices)."""
-    lay = E.Layout(config.num_players, config.deck_size)
-    a = np.zeros(C_SIZE, np.int64)
-    a[C_P] = config.num_players
-    a[C_D] = config.deck_size
-    a[C_M] = config.max_melds
-    a[C_HAND] = config.hand_size
-    a[C_JOKERS] = config.jokers
-    a[C_V51015] = config.values_5_10_15
-    a[C_CALL] = ("full", "layoff_only", "none").index(config.rummy_call)
-    a[C_MUST_MELD] = config.must_meld_discard
-    a[C_NEW_MELD] = config.deepest_card_new_meld
-    a[C_GOOUT] = ("any", "discard_required", "floating", "unplayable_discard").index(
-        config.going_out
-    )
-    a[C_OUT_TO_WIN] = config.must_go_out_to_win
-    a[C_TARGET] = config.target
-    a[C_GAME] = config.episode == "game"
-    a[C_NORM] = config.reward == "normalized"
-    a[C_MAX_STEPS] = config.max_steps or 0
-    a[C_TAKE] = lay.take_base
-    a[C_MELD] = lay.meld_base
-    a[C_LAYOFF] = lay.layoff_base
-    a[C_JOKER] = lay.joker_base
-    a[C_DISCARD] = lay.discard_base
-    a[C_PASS] = lay.pass_action
-    a[C_NA] = lay.num_actions
-    a[C_MAX_PILE] = config.max_pile_draws
-    assert len(lay.pieces) == N_PIECES
-    for k, piece in enumerate(lay.pieces):
-        a[C_OBS + k] = piece.offset
-    return a
+@njit(cache=True)
+def new_work(states=None, cfg=None):
+    """A work buffer for the kernels that take ``ws`` (scratch: its contents never matter
+    between calls).
+    """
+    return np.empty(WS_SIZE, np.int64)
 
 
 # -- values ---------------------------------------------------------------------------------
@@ -480,19 +456,13 @@ def deal_hand(rec, cfg, shuffle):
 
 
 @njit(cache=True)
-def reset_episode(rec, cfg, dealer, shuffle):
+def reset_episode(rec, cfg, tables, dealer, shuffle):
     """Start an episode: scores cleared, dealer chosen (-1: random), first hand dealt."""
     for q in range(cfg[C_P]):
         rec.scores[q] = 0
         rec.hand_pts[q] = 0
-        rec.rewards[q] = 0.0
-    rec.steps = 0
-    rec.hands_played = 0
-    rec.done = 0
-    rec.truncated = 0
-    rec.outcome = 0
     rec.winner = -1
-    rec.dealer = _rng.randint(rec, cfg[C_P]) if dealer < 0 else dealer
+    batch.begin_episode(rec, dealer)
     deal_hand(rec, cfg, shuffle)
 
 
@@ -658,7 +628,7 @@ def _meld_uses(t, j, c) -> bool:
 
 
 @njit(cache=True)
-def apply_action(rec, cfg, a, mask_buf, ws):
+def apply_action(rec, cfg, tables, a, mask_buf, ws):
     """Apply a legal action (legality is the caller's check)."""
     p = rec.cur
     for q in range(cfg[C_P]):
@@ -984,7 +954,7 @@ def _placement_ok(rec, p, go) -> bool:
 
 
 @njit(cache=True)
-def legal_mask(rec, cfg, out, ws):
+def legal_mask(rec, cfg, tables, out, ws):
     """Write the exact legal-action mask of the player to act into ``out`` (``ws``: a work
     buffer from ``new_work``).
     """
@@ -1068,162 +1038,50 @@ def write_obs(rec, cfg, p, out):
         out[o_taken + rec.taken_single] = 1.0
 
 
-# -- batch entry points ---------------------------------------------------------------------
+# -- the other hooks of the batch layer (rummy_env.core.batch; registered at the end) -------
 
 
 @njit(cache=True)
-def reset_batch(states, cfg, tables, dealers, stacked, masks, obs, write):
-    """Reset every game (dealer -1: random; ``stacked`` keeps the deck already placed)."""
-    ws = np.empty(WS_SIZE, np.int64)
-    for i in range(states.shape[0]):
-        rec = states[i]
-        reset_episode(rec, cfg, dealers[i], not stacked[i])
-        legal_mask(rec, cfg, masks[i], ws)
-        if write:
-            write_obs(rec, cfg, rec.cur, obs[i])
+def num_actions(rec, cfg):
+    """Size of the action space."""
+    return cfg[C_NA]
 
 
 @njit(cache=True)
-def _step_range(states, lo, hi, cfg, actions, masks, obs, rewards, term, trunc, final_obs,
-                final_info, autoreset, write, ws):  # fmt: skip
-    """Step games ``lo .. hi - 1``. One call per range, not per game: each array passed to a
-    compiled function costs a reference count increment and decrement per call.
-    """
-    p_n = cfg[C_P]
-    for i in range(lo, hi):
-        rec = states[i]
-        # the mask row doubles as the call-offer buffer: it is recomputed below
-        apply_action(rec, cfg, actions[i], masks[i], ws)
-        for q in range(p_n):
-            rewards[i, q] = rec.rewards[q]
-        term[i] = rec.done != 0 and rec.truncated == 0
-        trunc[i] = rec.truncated != 0
-        if rec.done and autoreset:
-            for q in range(p_n):
-                write_obs(rec, cfg, q, final_obs[i, q])
-                final_info[i, q] = rec.scores[q] if cfg[C_GAME] else rec.hand_pts[q]
-            final_info[i, p_n] = rec.outcome
-            final_info[i, p_n + 1] = rec.steps
-            reset_episode(rec, cfg, -1, True)
-        legal_mask(rec, cfg, masks[i], ws)
-        if write:
-            write_obs(rec, cfg, rec.cur, obs[i])
+def final_points(rec, cfg, q):
+    """A game: player ``q``'s final score; a hand: its score (equal after one hand)."""
+    return rec.scores[q] if cfg[C_GAME] else rec.hand_pts[q]
 
 
 @njit(cache=True)
-def step_batch(states, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
-               final_info, autoreset, write):  # fmt: skip
-    """Step every game (serial)."""
-    ws = np.empty(WS_SIZE, np.int64)
-    _step_range(states, 0, states.shape[0], cfg, actions, masks, obs, rewards, term, trunc,
-                final_obs, final_info, autoreset, write, ws)  # fmt: skip
-
-
-@njit(cache=True, parallel=True)
-def step_batch_parallel(states, cfg, tables, actions, masks, obs, rewards, term, trunc,
-                        final_obs, final_info, autoreset, write):  # fmt: skip
-    """Step every game (threads over chunks of games, one work buffer per chunk)."""
-    n = states.shape[0]
-    n_ch = min(n, PAR_CHUNKS)
-    for ch in prange(n_ch):
-        ws = np.empty(WS_SIZE, np.int64)
-        _step_range(states, ch * n // n_ch, (ch + 1) * n // n_ch, cfg, actions, masks, obs,
-                    rewards, term, trunc, final_obs, final_info, autoreset, write, ws)  # fmt: skip
+def write_final_extra(rec, cfg, out):
+    """500 Rum has no finished-episode integers beyond the points, outcome and length."""
 
 
 @njit(cache=True)
-def step_single(states, cfg, tables, i, a, masks):
-    """The AEC env's step: apply ``a`` in game ``i`` and refresh its mask."""
-    rec = states[i]
-    ws = np.empty(WS_SIZE, np.int64)
-    apply_action(rec, cfg, a, masks[i], ws)
-    legal_mask(rec, cfg, masks[i], ws)
-    return rec.done != 0, rec.truncated != 0, rec.cur, rec.hands_played
+def world_ok(rec, cfg, mask) -> bool:
+    """Does the player to act have a move? Offered a "Rummy!" call, PASS does not count."""
+    for a in range(cfg[C_NA]):
+        if mask[a] and not (rec.phase == PH_CALL and a == cfg[C_PASS]):
+            return True
+    return False
 
 
-@njit(cache=True)
-def refresh_masks(states, cfg, tables, masks):
-    """Recompute every game's mask from its state."""
-    ws = np.empty(WS_SIZE, np.int64)
-    for i in range(states.shape[0]):
-        legal_mask(states[i], cfg, masks[i], ws)
+__all__ = [
+    "C_SIZE",
+    "N_PIECES",
+    "TABLES",
+    "apply_action",
+    "card_value",
+    "config_vector",
+    "legal_mask",
+    "new_work",
+    "placed_value",
+    "play_random_parallel",
+    "step_batch",
+    "step_batch_parallel",
+    "step_single",
+    "write_obs",
+]
 
-
-@njit(cache=True)
-def write_obs_at(states, cfg, i, p, out):
-    """``write_obs`` for game ``i`` of a batch."""
-    write_obs(states[i], cfg, p, out)
-
-
-@njit(cache=True)
-def deal_worlds(states, cfg, base, hidden_n, pool, max_tries, check) -> np.ndarray:
-    """Deal the hidden cards of every world anew (``FiveHundredRumGame.sample_worlds``).
-
-    Each record already holds the state to sample from. Hand ``q`` becomes ``base[q]`` plus
-    ``hidden_n[q]`` cards of a shuffle of ``pool``, the rest is the stock, and the cards
-    already dealt are rewritten (``core.worlds``). With ``check``, a deal is redrawn (up to
-    ``max_tries`` times) until the player to act has a legal move (offered a "Rummy!" call: a
-    call). Returns the deals tried per world, -1 where none passed.
-    """
-    p_n = cfg[C_P]
-    n_pool = pool.shape[0]
-    buf = pool.copy()
-    mask = np.empty(cfg[C_NA], np.int8)
-    ws = np.empty(WS_SIZE, np.int64)
-    counts = deck_counts(cfg[C_D], cfg[C_JOKERS], 53)
-    work = np.empty(53, np.int64)
-    tries = np.full(states.shape[0], -1, np.int64)
-    for w in range(states.shape[0]):
-        rec = states[w]
-        for t in range(max_tries):
-            deal_hidden(rec, base, hidden_n, buf, n_pool, p_n)
-            if check:
-                legal_mask(rec, cfg, mask, ws)
-                ok = False
-                for a in range(cfg[C_NA]):
-                    if mask[a] and not (rec.phase == PH_CALL and a == cfg[C_PASS]):
-                        ok = True
-                        break
-                if not ok:
-                    continue
-            tries[w] = t + 1
-            break
-        rewrite_dealt(rec, counts, work)
-    return tries
-
-
-@njit(cache=True)
-def _play_random_game(states, i, cfg, episodes, na, ep_outcome, ep_len, ep_scores,
-                      ep_hands):  # fmt: skip
-    rec = states[i]
-    ws = np.empty(WS_SIZE, np.int64)
-    mask = np.zeros(na, np.int8)
-    for e in range(episodes):
-        reset_episode(rec, cfg, -1, True)
-        while not rec.done:
-            legal_mask(rec, cfg, mask, ws)
-            apply_action(rec, cfg, _rng.random_legal(rec, mask, na), mask, ws)
-        ep_outcome[i, e] = rec.outcome
-        ep_len[i, e] = rec.steps
-        ep_hands[i, e] = rec.hands_played
-        for q in range(cfg[C_P]):
-            ep_scores[i, e, q] = rec.scores[q]
-
-
-@njit(cache=True)
-def play_random(states, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores, ep_hands):
-    """Random full episodes in every game (serial); outcome of the last hand, decisions,
-    final scores and hands played per episode.
-    """
-    for i in range(states.shape[0]):
-        _play_random_game(states, i, cfg, episodes, na, ep_outcome, ep_len, ep_scores,
-                          ep_hands)  # fmt: skip
-
-
-@njit(cache=True, parallel=True)
-def play_random_parallel(states, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
-                         ep_hands):  # fmt: skip
-    """Random full episodes in every game (threads over games); see ``play_random``."""
-    for i in prange(states.shape[0]):
-        _play_random_game(states, i, cfg, episodes, na, ep_outcome, ep_len, ep_scores,
-                          ep_hands)  # fmt: skip
+batch.register(make_state_dtype(2, 54, 18).names, globals())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rummy_env.core.batch import record_dtype
 from rummy_env.core.table import table_fields
 
 NUM_TYPES = 53
@@ -23,18 +24,19 @@ JOKER = 52
 def make_state_dtype(num_players: int, deck_size: int, max_melds: int) -> np.dtype:
     """The record layout for ``num_players`` players, ``deck_size`` cards, ``max_melds`` slots."""
     p, d, m = num_players, deck_size, max_melds
-    return np.dtype(
+    return record_dtype(
+        p,
         [
             *table_fields(p, d, m),
             ("melded_pts", np.int32, (p,)),  # points melded and laid off this hand
             ("scores", np.int32, (p,)),  # cumulative game score
             ("hand_pts", np.int32, (p,)),  # score of the last finished hand
             ("floating", np.int8, (p,)),  # player melded every card and floats
-            ("rewards", np.float32, (p,)),  # rewards of the last step
-            ("phase", np.int8),
-            ("cur", np.int8),  # player to act
+            "rewards",
+            "phase",  # PH_* of encodings.five_hundred_rum (common fields: core.batch.record_dtype)
+            "cur",
             ("turn", np.int8),  # player whose turn it is in the normal order
-            ("dealer", np.int8),
+            "dealer",
             ("discarder", np.int8),  # who made the last discard (call offers), -1
             ("oblig", np.int8),  # card type that must be melded this turn, -1 none
             ("oblig_new", np.int8),  # the obligation needs a new meld (no lay-off)
@@ -43,13 +45,12 @@ def make_state_dtype(num_players: int, deck_size: int, max_melds: int) -> np.dty
             ("empty_turns", np.int16),  # turns ended since the stock ran out
             ("pile_draws", np.int16),  # draws from the discard pile this hand (not calls)
             ("went_out", np.int8),  # player who went out in the last hand, -1
-            ("outcome", np.int8),  # 0 playing, 1 went out, 2 stock exhausted
+            "outcome",  # 0 playing, 1 went out, 2 stock exhausted
             ("winner", np.int8),  # game winner, -1
-            ("done", np.int8),
-            ("truncated", np.int8),
-            ("steps", np.int32),
-            ("hands_played", np.int32),
-            ("rng", np.uint64),
+            "done",
+            "truncated",
+            "steps",
+            "hands_played",
+            "rng",
         ],
-        align=True,
     )

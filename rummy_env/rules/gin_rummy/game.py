@@ -35,7 +35,6 @@ class GinRummyGame(BatchedGame):
     final_fields = ("points_0", "points_1", "outcome", "episode_length", "deadwood_0", "deadwood_1")
 
     def __init__(self, config: GinRummyConfig, num_games: int) -> None:
-        self.cfg = config.to_array()
         self.num_actions = E.num_actions(config.auto_meld)
         self.obs_size = E.observation_size(config.auto_meld)
         self.pieces = E.observation_pieces(config.auto_meld)
@@ -54,7 +53,9 @@ class GinRummyGame(BatchedGame):
         Returns:
             (done, truncated, player to act, hands played, reward of seat 0, reward of seat 1).
         """
-        return K.step_single(self.states, self.cfg, K.TABLES, i, a, self.masks)
+        done, trunc, cur, hands = self.step_single(i, a)
+        r = self.states[i]["rewards"]
+        return done, trunc, cur, hands, float(r[0]), float(r[1])
 
     # -- information sets -------------------------------------------------------------------
     def hidden_cards(self, i: int, player: int) -> list[int]:

@@ -3,15 +3,18 @@
 One implementation serves the AEC env (a batch of one) and the vector env (a batch of N): every
 rule lives in ``apply_action`` / ``legal_mask`` / ``write_obs`` and the knock resolution below.
 Kernels take a record (``states[i]``), the config vector (``GinRummyConfig.to_array``) and the
-global tables, and never allocate per step in the hot path.
+global tables, and never allocate per step in the hot path. The batch entry points that step
+N games are ``rummy_env.core.batch``'s, over the hooks registered at the end of this module.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from rummy_env.core import batch
 from rummy_env.core import rng as _rng
+from rummy_env.core.batch import play_random, play_random_parallel  # the names callers use
 from rummy_env.core.melds import (
     GIN_MELD_MASKS,
     GIN_VALUES,
@@ -27,6 +30,7 @@ from rummy_env.core.melds import (
 )
 from rummy_env.encodings import gin_rummy as E
 from rummy_env.rules.gin_rummy.config import CFG
+from rummy_env.rules.gin_rummy.state import GIN_STATE_DTYPE
 
 # numba reads module globals as compile-time constants
 K_KNOCK_LIMIT = CFG.KNOCK_LIMIT
@@ -434,15 +438,9 @@ def reset_episode(rec, cfg, tables, dealer, shuffle):
         rec.scores[p] = 0
         rec.boxes[p] = 0
         rec.totals[p] = 0
-        rec.rewards[p] = 0.0
         rec.hand_points[p] = 0
         rec.deadwood[p] = 0
-    rec.outcome = 0
-    rec.steps = 0
-    rec.hands_played = 0
-    rec.done = 0
-    rec.truncated = 0
-    rec.dealer = _rng.randint(rec, 2) if dealer < 0 else dealer
+    batch.begin_episode(rec, dealer)
     deal_hand(rec, cfg, tables, shuffle)
 
 
@@ -588,8 +586,10 @@ def _declare_meld(rec, p, m):
 
 
 @njit(cache=True)
-def apply_action(rec, cfg, tables, a):
-    """Apply a legal action id to a game record (legality is the caller's check)."""
+def apply_action(rec, cfg, tables, a, mask=None, work=0):
+    """Apply a legal action id to a game record (legality is the caller's check; ``mask`` and
+    ``work``, the batch layer's scratch, are unused).
+    """
     p = rec.cur
     o = 1 - p
     for q in range(2):
@@ -676,8 +676,10 @@ def apply_action(rec, cfg, tables, a):
 
 
 @njit(cache=True)
-def legal_mask(rec, cfg, tables, out):
-    """Write the exact legal-action mask of the player to act into ``out`` (int8)."""
+def legal_mask(rec, cfg, tables, out, work=0):
+    """Write the exact legal-action mask of the player to act into ``out`` (int8; ``work``, the
+    batch layer's scratch, is unused).
+    """
     out[:] = 0
     if rec.done:
         return
@@ -735,19 +737,21 @@ def legal_mask(rec, cfg, tables, out):
 # ---------------------------------------------------------------------------------------------
 # Observations
 
-O_HAND = 0
-O_TOP = 52
-O_PILE = 104
-O_KNOWN = 156
-O_STOCK = 208
-O_OPP_SIZE = 209
-O_LIMIT = 210
-O_SPADE = 211
-O_DEALER = 212
-O_SCORES = 213
-O_BOXES = 215
-O_PHASE = 217
-O_MELDS = O_PHASE + E.NUM_PHASES
+# piece offsets of the encoding (with manual melds; the auto-meld layout is its prefix)
+_OFFSETS = E.piece_offsets(False)
+O_HAND = _OFFSETS["hand"]
+O_TOP = _OFFSETS["discard_top"]
+O_PILE = _OFFSETS["discard_pile"]
+O_KNOWN = _OFFSETS["opponent_known"]
+O_STOCK = _OFFSETS["stock_size"]
+O_OPP_SIZE = _OFFSETS["opponent_hand_size"]
+O_LIMIT = _OFFSETS["knock_limit"]
+O_SPADE = _OFFSETS["spade_double"]
+O_DEALER = _OFFSETS["is_dealer"]
+O_SCORES = _OFFSETS["scores"]
+O_BOXES = _OFFSETS["boxes"]
+O_PHASE = _OFFSETS["phase"]
+O_MELDS = _OFFSETS["melds"]
 
 
 @njit(cache=True)
@@ -790,129 +794,32 @@ def write_obs(rec, cfg, p, out):
 
 
 # ---------------------------------------------------------------------------------------------
-# Batch entry points
+# The other hooks of the batch layer (rummy_env.core.batch; registered at the end)
 
 
 @njit(cache=True)
-def reset_batch(states, cfg, tables, dealers, stacked, masks, obs, write):
-    """Reset every game (dealer -1: random; ``stacked`` keeps the deck already in ``deck``)."""
-    for i in range(states.shape[0]):
-        rec = states[i]
-        reset_episode(rec, cfg, tables, dealers[i], not stacked[i])
-        legal_mask(rec, cfg, tables, masks[i])
-        if write:
-            write_obs(rec, cfg, rec.cur, obs[i])
+def new_work(states, cfg):
+    """No scratch: the Gin kernels need none."""
+    return 0
 
 
 @njit(cache=True)
-def _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
-               final_info, autoreset, write):  # fmt: skip
-    """One game's part of a batch step (shared by the serial and the parallel batch kernels)."""
-    rec = states[i]
-    apply_action(rec, cfg, tables, actions[i])
-    rewards[i, 0] = rec.rewards[0]
-    rewards[i, 1] = rec.rewards[1]
-    term[i] = rec.done != 0 and rec.truncated == 0
-    trunc[i] = rec.truncated != 0
-    if rec.done and autoreset:
-        for q in range(2):
-            write_obs(rec, cfg, q, final_obs[i, q])
-            final_info[i, q] = rec.totals[q] if cfg[K_MATCH] else rec.hand_points[q]
-        final_info[i, 2] = rec.outcome
-        final_info[i, 3] = rec.steps
-        final_info[i, 4] = rec.deadwood[0]
-        final_info[i, 5] = rec.deadwood[1]
-        reset_episode(rec, cfg, tables, -1, True)
-    legal_mask(rec, cfg, tables, masks[i])
-    if write:
-        write_obs(rec, cfg, rec.cur, obs[i])
-
-
-# Serial and parallel entry points are distinct functions: numba's disk cache is keyed by the
-# function, so two dispatchers built from one function would load each other's machine code.
-@njit(cache=True)
-def step_batch(states, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
-               final_info, autoreset, write):  # fmt: skip
-    """Step every game of a batch (serial)."""
-    for i in range(states.shape[0]):
-        _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
-                   final_info, autoreset, write)  # fmt: skip
-
-
-@njit(cache=True, parallel=True)
-def step_batch_parallel(states, cfg, tables, actions, masks, obs, rewards, term, trunc,
-                        final_obs, final_info, autoreset, write):  # fmt: skip
-    """Step every game of a batch (threads over games)."""
-    for i in prange(states.shape[0]):
-        _step_game(states, i, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
-                   final_info, autoreset, write)  # fmt: skip
+def num_actions(rec, cfg):
+    """Size of the action space (the meld actions exist with manual melds only)."""
+    return MELD_BASE if cfg[K_AUTO] else END_MELDING + 1
 
 
 @njit(cache=True)
-def _play_random_game(states, i, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep_hands):
-    """Play ``episodes`` episodes of game ``i`` with uniformly random legal actions drawn from
-    the game's own stream; record outcome (of the last hand), decisions, points and hands.
-    """
-    na = END_MELDING + 1 if cfg[K_AUTO] == 0 else MELD_BASE
-    rec = states[i]
-    mask = np.zeros(END_MELDING + 1, np.int8)
-    for e in range(episodes):
-        reset_episode(rec, cfg, tables, -1, True)
-        while not rec.done:
-            legal_mask(rec, cfg, tables, mask)
-            apply_action(rec, cfg, tables, _rng.random_legal(rec, mask, na))
-        ep_outcome[i, e] = rec.outcome
-        ep_len[i, e] = rec.steps
-        ep_hands[i, e] = rec.hands_played
-        for q in range(2):
-            ep_points[i, e, q] = rec.totals[q] if cfg[K_MATCH] else rec.hand_points[q]
+def final_points(rec, cfg, q):
+    """A match: player ``q``'s final total with all bonuses; a hand: its points."""
+    return rec.totals[q] if cfg[K_MATCH] else rec.hand_points[q]
 
 
 @njit(cache=True)
-def play_random(states, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep_hands):
-    """Random full episodes in every game (serial); see ``_play_random_game``."""
-    for i in range(states.shape[0]):
-        _play_random_game(states, i, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep_hands)
-
-
-@njit(cache=True, parallel=True)
-def play_random_parallel(states, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep_hands):
-    """Random full episodes in every game (threads over games); see ``_play_random_game``."""
-    for i in prange(states.shape[0]):
-        _play_random_game(states, i, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep_hands)
-
-
-@njit(cache=True)
-def step_single(states, cfg, tables, i, a, masks):
-    """Apply action ``a`` in game ``i`` and refresh its mask (the AEC env's step, no output
-    arrays). Returns (done, truncated, player to act, hands played, reward 0, reward 1).
-    """
-    rec = states[i]
-    apply_action(rec, cfg, tables, a)
-    legal_mask(rec, cfg, tables, masks[i])
-    return (
-        rec.done != 0,
-        rec.truncated != 0,
-        rec.cur,
-        rec.hands_played,
-        rec.rewards[0],
-        rec.rewards[1],
-    )
-
-
-@njit(cache=True)
-def refresh_masks(states, cfg, tables, masks):
-    """Recompute every game's legal-action mask from its state."""
-    for i in range(states.shape[0]):
-        legal_mask(states[i], cfg, tables, masks[i])
-
-
-@njit(cache=True)
-def write_obs_at(states, cfg, i, p, out):
-    """``write_obs`` for game ``i`` of a batch (records are not passed from Python: typing a
-    ``np.void`` argument is slow).
-    """
-    write_obs(states[i], cfg, p, out)
+def write_final_extra(rec, cfg, out):
+    """Final deadwood of the last scored hand, per player."""
+    out[0] = rec.deadwood[0]
+    out[1] = rec.deadwood[1]
 
 
 @njit(cache=True)
@@ -927,7 +834,8 @@ __all__ = [
     "apply_action",
     "legal_mask",
     "play_random",
-    "reset_batch",
-    "step_batch",
+    "play_random_parallel",
     "write_obs",
 ]
+
+batch.register(GIN_STATE_DTYPE.names, globals())

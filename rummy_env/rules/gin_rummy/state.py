@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-GIN_STATE_DTYPE = np.dtype(
+from rummy_env.core.batch import record_dtype
+
+GIN_STATE_DTYPE = record_dtype(
+    2,
     [
         ("hands", np.uint64, (2,)),  # cards in each player's hand (melded cards removed)
         ("deck", np.int8, (52,)),  # the deal order; stock = deck[deck_pos:]
@@ -21,9 +24,9 @@ GIN_STATE_DTYPE = np.dtype(
         ("melds", np.uint64, (2, 3)),  # declared meld slots per player (with lay-offs added)
         ("n_melds", np.int8, (2,)),  # used meld slots per player
         ("laid_off", np.uint64),  # cards the defender laid off on the knocker's melds
-        ("phase", np.int8),  # PH_* of encodings.gin_rummy
-        ("cur", np.int8),  # player to act
-        ("dealer", np.int8),  # dealer of this hand
+        "phase",  # PH_* of encodings.gin_rummy (common fields: core.batch.record_dtype)
+        "cur",
+        "dealer",
         ("knocker", np.int8),  # player who knocked, -1 before
         ("offer_stage", np.int8),  # upcard offer: 0 non-dealer asked, 1 dealer asked
         ("forced_stock", np.int8),  # 1 when both passed the upcard: non-dealer must draw stock
@@ -33,21 +36,20 @@ GIN_STATE_DTYPE = np.dtype(
         ("knock_limit", np.int8),  # knock limit of this hand
         ("spade_double", np.int8),  # 1 when the hand score is doubled (Oklahoma spade)
         ("gin", np.int8),  # 1 when the knocker went gin
-        ("outcome", np.int8),  # OUT_* of the last finished hand of this episode, 0 before
-        ("done", np.int8),  # episode terminated
-        ("truncated", np.int8),  # episode truncated by max_steps
+        "outcome",  # OUT_* of the last finished hand of this episode, 0 before
+        "done",
+        "truncated",
         ("scores", np.int32, (2,)),  # cumulative match points (hand scores only)
         ("boxes", np.int32, (2,)),  # boxes: hands won + Oklahoma extra boxes
         ("totals", np.int32, (2,)),  # final match totals with all bonuses (match end)
         ("hand_points", np.int32, (2,)),  # points each player scored in the last hand
         ("deadwood", np.int16, (2,)),  # final deadwood of the last scored hand
-        ("rewards", np.float32, (2,)),  # rewards of the last step
+        "rewards",
         ("pile_draws", np.int16),  # draws from the discard pile in this hand (normal turns)
-        ("steps", np.int32),  # decisions taken in this episode
-        ("hands_played", np.int32),  # hands finished in this episode (dead hands included)
-        ("rng", np.uint64),  # SplitMix64 stream of this game
+        "steps",
+        "hands_played",
+        "rng",
     ],
-    align=True,
 )
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+from rummy_env.encodings import rummy51 as E
 from rummy_env.rules.options import RuleOptions
 
 EPISODE = ("hand", "match")
@@ -91,3 +94,61 @@ class Rummy51Config(RuleOptions):
     def max_melds(self) -> int:
         """Table meld slots: enough for every card in melds of three."""
         return self.deck_size // 3
+
+    def to_array(self) -> np.ndarray:
+        """The options as the int64 vector the compiled kernels read (indices ``C_*``)."""
+        lay = E.Layout(self.num_players, self.deck_size)
+        a = np.zeros(C_SIZE, np.int64)
+        a[C_P] = self.num_players
+        a[C_D] = self.deck_size
+        a[C_M] = self.max_melds
+        a[C_HAND] = self.hand_size
+        a[C_THRESH] = self.opening_threshold
+        a[C_MAX_RESH] = self.max_reshuffles
+        a[C_RJ_MELD] = self.retrieved_joker_must_be_melded
+        a[C_DD_OPEN] = self.discard_draw_requires_opening
+        a[C_MATCH] = self.episode == "match"
+        a[C_ELIM] = self.elimination
+        a[C_REWARD] = REWARD.index(self.reward)
+        a[C_MAX_STEPS] = self.max_steps or 0
+        a[C_MELD] = lay.meld_base
+        a[C_LAYOFF] = lay.layoff_base
+        a[C_JOKER] = lay.joker_base
+        a[C_RETRIEVE] = lay.retrieve_base
+        a[C_DISCARD] = lay.discard_base
+        a[C_NA] = lay.num_actions
+        a[C_MAX_PILE] = self.max_pile_draws
+        assert len(lay.pieces) == N_PIECES
+        for k, piece in enumerate(lay.pieces):
+            a[C_OBS + k] = piece.offset
+        return a
+
+
+def config_vector(config: Rummy51Config) -> np.ndarray:
+    """``config.to_array()``: the int64 vector the kernels read."""
+    return config.to_array()
+
+
+# -- indices of the config vector -----------------------------------------------------------
+C_P = 0
+C_D = 1
+C_M = 2
+C_HAND = 3
+C_THRESH = 4
+C_MAX_RESH = 5
+C_RJ_MELD = 6  # retrieved_joker_must_be_melded
+C_DD_OPEN = 7  # discard_draw_requires_opening
+C_MATCH = 8
+C_ELIM = 9
+C_REWARD = 10  # REWARD index: 0 penalty, 1 zero_sum, 2 normalized, 3 payout
+C_MAX_STEPS = 11
+C_MELD = 12
+C_LAYOFF = 13
+C_JOKER = 14
+C_RETRIEVE = 15
+C_DISCARD = 16
+C_NA = 17
+C_MAX_PILE = 18
+C_OBS = 19  # obs piece offsets start here (in E.Layout.pieces order)
+N_PIECES = 21
+C_SIZE = C_OBS + N_PIECES

@@ -12,7 +12,6 @@ from rummy_env.encodings import rummy51 as E
 from rummy_env.rules.base import BatchedGame
 from rummy_env.rules.joker_worlds import JokerWorldsMixin
 from rummy_env.rules.rummy51 import kernels as K
-from rummy_env.rules.rummy51 import worlds as W
 from rummy_env.rules.rummy51.config import Rummy51Config
 from rummy_env.rules.rummy51.state import JOKER, make_state_dtype
 
@@ -28,7 +27,6 @@ class Rummy51Game(JokerWorldsMixin, BatchedGame):
         self.num_actions = self.layout.num_actions
         self.obs_size = self.layout.obs_size
         self.pieces = self.layout.pieces
-        self.cfg = K.config_vector(config)
         naturals = np.tile(np.arange(52, dtype=np.int8), config.decks)
         self.deck = np.concatenate([naturals, np.full(config.jokers, JOKER, np.int8)])
         self.final_fields = (
@@ -50,18 +48,7 @@ class Rummy51Game(JokerWorldsMixin, BatchedGame):
         info["winner"] = final_info[:, p + 2]
         info["rummy"] = final_info[:, p + 3]
 
-    # -- information sets (hidden_cards, sample_worlds: JokerWorldsMixin) -------------------
-    def _deal_worlds(
-        self,
-        states: np.ndarray,
-        base: np.ndarray,
-        hidden_n: np.ndarray,
-        pool: np.ndarray,
-        max_tries: int,
-        check: bool,
-    ) -> np.ndarray:
-        jokers = self.config.jokers
-        return W.deal_worlds(states, self.cfg, base, hidden_n, pool, jokers, max_tries, check)
+    # information sets: hidden_cards, sample_worlds (JokerWorldsMixin, worlds dealt by core.batch)
 
     def explain_illegal(self, i: int, a: int) -> str:
         """Why action ``a`` is not legal now in game ``i``."""

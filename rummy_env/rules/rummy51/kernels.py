@@ -1,19 +1,24 @@
 """Rummy 51 rules as compiled kernels over state records (RULES.md §3).
 
-One implementation for the AEC env (a batch of one) and the vector env. Masks are exact: an
-action is allowed only if it is legal now and the turn can still be completed after it. Before a
-player has opened, "can still be completed" means: no opening started (a discard is possible),
-or new melds from the hand can still bring this turn's total to the threshold while keeping a
-card to discard; that is decided by a small exact search over disjoint meld templates
-(``_reach``). The table code (slots, lay-offs, jokers) is ``core.table``, shared with 500 Rum.
+One implementation for the AEC env (a batch of one) and the vector env: the batch entry points
+are ``rummy_env.core.batch``'s, over the hooks registered at the end of this module.
+
+Masks are exact: an action is allowed only if it is legal now and the turn can still be
+completed after it. Before a player has opened, "can still be completed" means: no opening
+started (a discard is possible), or new melds from the hand can still bring this turn's total to
+the threshold while keeping a card to discard; that is decided by a small exact search over
+disjoint meld templates (``_reach``). The table code (slots, lay-offs, jokers) is
+``core.table``, shared with 500 Rum.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from rummy_env.core import batch
 from rummy_env.core import rng as _rng
+from rummy_env.core.batch import play_random_parallel, step_single  # the names callers use
 from rummy_env.core.jmelds import (
     JOKER,
     NUM_TEMPLATES,
@@ -43,30 +48,32 @@ from rummy_env.core.table import (
     write_table_obs,
 )
 from rummy_env.encodings import rummy51 as E
-
-# -- config vector --------------------------------------------------------------------------
-C_P = 0
-C_D = 1
-C_M = 2
-C_HAND = 3
-C_THRESH = 4
-C_MAX_RESH = 5
-C_RJ_MELD = 6  # retrieved_joker_must_be_melded
-C_DD_OPEN = 7  # discard_draw_requires_opening
-C_MATCH = 8
-C_ELIM = 9
-C_REWARD = 10  # 0 penalty, 1 zero_sum, 2 normalized, 3 payout
-C_MAX_STEPS = 11
-C_MELD = 12
-C_LAYOFF = 13
-C_JOKER = 14
-C_RETRIEVE = 15
-C_DISCARD = 16
-C_NA = 17
-C_MAX_PILE = 18
-C_OBS = 19  # obs piece offsets start here (in E.Layout.pieces order)
-N_PIECES = 21
-C_SIZE = C_OBS + N_PIECES
+from rummy_env.rules.rummy51.config import (
+    C_D,
+    C_DD_OPEN,
+    C_DISCARD,
+    C_ELIM,
+    C_HAND,
+    C_JOKER,
+    C_LAYOFF,
+    C_M,
+    C_MATCH,
+    C_MAX_PILE,
+    C_MAX_RESH,
+    C_MAX_STEPS,
+    C_MELD,
+    C_NA,
+    C_OBS,
+    C_P,
+    C_RETRIEVE,
+    C_REWARD,
+    C_RJ_MELD,
+    C_SIZE,
+    C_THRESH,
+    N_PIECES,
+    config_vector,
+)
+from rummy_env.rules.rummy51.state import make_state_dtype
 
 R_PENALTY = 0
 R_ZERO_SUM = 1
@@ -112,35 +119,6 @@ def _template_tables() -> tuple[np.ndarray, np.ndarray]:
 
 TPL_VAL, TPL_ROOM = _template_tables()
 TABLES = (TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN, TPL_VAL, TPL_ROOM)
-
-
-def config_vector(config) -> np.ndarray:
-    """The int64 vector the kernels read (see the ``C_*`` indices)."""
-    lay = E.Layout(config.num_players, config.deck_size)
-    a = np.zeros(C_SIZE, np.int64)
-    a[C_P] = config.num_players
-    a[C_D] = config.deck_size
-    a[C_M] = config.max_melds
-    a[C_HAND] = config.hand_size
-    a[C_THRESH] = config.opening_threshold
-    a[C_MAX_RESH] = config.max_reshuffles
-    a[C_RJ_MELD] = config.retrieved_joker_must_be_melded
-    a[C_DD_OPEN] = config.discard_draw_requires_opening
-    a[C_MATCH] = config.episode == "match"
-    a[C_ELIM] = config.elimination
-    a[C_REWARD] = ("penalty", "zero_sum", "normalized", "payout").index(config.reward)
-    a[C_MAX_STEPS] = config.max_steps or 0
-    a[C_MELD] = lay.meld_base
-    a[C_LAYOFF] = lay.layoff_base
-    a[C_JOKER] = lay.joker_base
-    a[C_RETRIEVE] = lay.retrieve_base
-    a[C_DISCARD] = lay.discard_base
-    a[C_NA] = lay.num_actions
-    a[C_MAX_PILE] = config.max_pile_draws
-    assert len(lay.pieces) == N_PIECES
-    for k, piece in enumerate(lay.pieces):
-        a[C_OBS + k] = piece.offset
-    return a
 
 
 # -- values ---------------------------------------------------------------------------------
@@ -679,22 +657,16 @@ def deal_hand(rec, cfg, shuffle):
 
 
 @njit(cache=True)
-def reset_episode(rec, cfg, dealer, shuffle):
+def reset_episode(rec, cfg, tables, dealer, shuffle):
     """Start an episode: penalties cleared, dealer chosen (-1: random), first hand dealt."""
     for q in range(cfg[C_P]):
         rec.penalties[q] = 0
         rec.hand_pen[q] = 0
-        rec.rewards[q] = 0.0
         rec.out[q] = 0
-    rec.steps = 0
-    rec.hands_played = 0
-    rec.done = 0
-    rec.truncated = 0
     rec.winner = -1
     rec.hand_winner = -1
     rec.rummy = 0
-    rec.outcome = 0
-    rec.dealer = _rng.randint(rec, cfg[C_P]) if dealer < 0 else dealer
+    batch.begin_episode(rec, dealer)
     deal_hand(rec, cfg, shuffle)
 
 
@@ -841,7 +813,7 @@ def _lay_new(rec, cfg, p, t) -> int:
 
 
 @njit(cache=True)
-def apply_action(rec, cfg, a):
+def apply_action(rec, cfg, tables, a, mask, work):
     """Apply a legal action (legality is the caller's check)."""
     p = rec.cur
     for q in range(cfg[C_P]):
@@ -1025,7 +997,7 @@ def _play_mask(rec, cfg, p, out, ws):
 
 
 @njit(cache=True)
-def legal_mask(rec, cfg, out, ws):
+def legal_mask(rec, cfg, tables, out, ws):
     """Write the exact legal-action mask of the player to act into ``out``."""
     out[:] = 0
     if rec.done:
@@ -1078,125 +1050,60 @@ def write_obs(rec, cfg, p, out):
     out[o[20]] = (cfg[C_MAX_RESH] - rec.reshuffles) / max(cfg[C_MAX_RESH], 1)
 
 
-# -- batch entry points ---------------------------------------------------------------------
+# -- the other hooks of the batch layer (rummy_env.core.batch; registered at the end) -------
 
 
 @njit(cache=True)
-def reset_batch(states, cfg, tables, dealers, stacked, masks, obs, write):
-    """Reset every game (dealer -1: random; ``stacked`` keeps the deck already placed)."""
-    ws = make_work()
-    for i in range(states.shape[0]):
-        rec = states[i]
-        reset_episode(rec, cfg, dealers[i], not stacked[i])
-        legal_mask(rec, cfg, masks[i], ws)
-        if write:
-            write_obs(rec, cfg, rec.cur, obs[i])
+def new_work(states, cfg):
+    """The scratch of the opening search and the masks (``make_work``)."""
+    return make_work()
 
 
 @njit(cache=True)
-def _step_game(states, i, cfg, actions, masks, obs, rewards, term, trunc, final_obs,
-               final_info, autoreset, write, ws):  # fmt: skip
-    rec = states[i]
-    apply_action(rec, cfg, actions[i])
-    p_n = cfg[C_P]
-    for q in range(p_n):
-        rewards[i, q] = rec.rewards[q]
-    term[i] = rec.done != 0 and rec.truncated == 0
-    trunc[i] = rec.truncated != 0
-    if rec.done and autoreset:
-        for q in range(p_n):
-            write_obs(rec, cfg, q, final_obs[i, q])
-            final_info[i, q] = rec.penalties[q] if cfg[C_MATCH] else rec.hand_pen[q]
-        final_info[i, p_n] = rec.outcome
-        final_info[i, p_n + 1] = rec.steps
-        final_info[i, p_n + 2] = rec.winner if cfg[C_MATCH] else rec.hand_winner
-        final_info[i, p_n + 3] = rec.rummy
-        reset_episode(rec, cfg, -1, True)
-    legal_mask(rec, cfg, masks[i], ws)
-    if write:
-        write_obs(rec, cfg, rec.cur, obs[i])
+def world_ok(rec, cfg, mask) -> bool:
+    """Does the player to act have a move (after taking the top discard, a completable turn)?"""
+    for a in range(cfg[C_NA]):
+        if mask[a]:
+            return True
+    return False
 
 
 @njit(cache=True)
-def step_batch(states, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
-               final_info, autoreset, write):  # fmt: skip
-    """Step every game (serial)."""
-    ws = make_work()
-    for i in range(states.shape[0]):
-        _step_game(states, i, cfg, actions, masks, obs, rewards, term, trunc, final_obs,
-                   final_info, autoreset, write, ws)  # fmt: skip
-
-
-@njit(cache=True, parallel=True)
-def step_batch_parallel(states, cfg, tables, actions, masks, obs, rewards, term, trunc,
-                        final_obs, final_info, autoreset, write):  # fmt: skip
-    """Step every game (threads over chunks of games, one scratch set per chunk)."""
-    n = states.shape[0]
-    chunks = 64
-    for k in prange(chunks):
-        ws = make_work()
-        for i in range(k * n // chunks, (k + 1) * n // chunks):
-            _step_game(states, i, cfg, actions, masks, obs, rewards, term, trunc,
-                       final_obs, final_info, autoreset, write, ws)  # fmt: skip
+def final_points(rec, cfg, q):
+    """A match: player ``q``'s penalty total; a hand: its penalty (equal after one hand)."""
+    return rec.penalties[q] if cfg[C_MATCH] else rec.hand_pen[q]
 
 
 @njit(cache=True)
-def step_single(states, cfg, tables, i, a, masks):
-    """The AEC env's step: apply ``a`` in game ``i`` and refresh its mask."""
-    rec = states[i]
-    ws = make_work()
-    apply_action(rec, cfg, a)
-    legal_mask(rec, cfg, masks[i], ws)
-    return rec.done != 0, rec.truncated != 0, rec.cur, rec.hands_played
+def num_actions(rec, cfg):
+    """Number of action ids of this config."""
+    return cfg[C_NA]
 
 
 @njit(cache=True)
-def refresh_masks(states, cfg, tables, masks):
-    """Recompute every game's mask from its state."""
-    ws = make_work()
-    for i in range(states.shape[0]):
-        legal_mask(states[i], cfg, masks[i], ws)
+def write_final_extra(rec, cfg, out):
+    """The match winner (one hand: who went out) and whether the last hand was a Rummy."""
+    out[0] = rec.winner if cfg[C_MATCH] else rec.hand_winner
+    out[1] = rec.rummy
 
 
-@njit(cache=True)
-def write_obs_at(states, cfg, i, p, out):
-    """``write_obs`` for game ``i`` of a batch."""
-    write_obs(states[i], cfg, p, out)
+__all__ = [
+    "C_SIZE",
+    "N_PIECES",
+    "TABLES",
+    "TPL_VAL",
+    "apply_action",
+    "can_retrieve_with",
+    "card_penalty",
+    "config_vector",
+    "give_template",
+    "legal_mask",
+    "make_work",
+    "opening_reachable",
+    "play_random_parallel",
+    "step_single",
+    "take_template",
+    "write_obs",
+]
 
-
-@njit(cache=True)
-def _play_random_game(states, i, cfg, episodes, na, ep_outcome, ep_len, ep_scores,
-                      ep_hands, ws):  # fmt: skip
-    rec = states[i]
-    mask = np.zeros(na, np.int8)
-    for e in range(episodes):
-        reset_episode(rec, cfg, -1, True)
-        while not rec.done:
-            legal_mask(rec, cfg, mask, ws)
-            apply_action(rec, cfg, _rng.random_legal(rec, mask, na))
-        ep_outcome[i, e] = rec.outcome
-        ep_len[i, e] = rec.steps
-        ep_hands[i, e] = rec.hands_played
-        for q in range(cfg[C_P]):
-            ep_scores[i, e, q] = rec.penalties[q]
-
-
-@njit(cache=True)
-def play_random(states, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores, ep_hands):
-    """Random full episodes in every game (serial): outcome of the last hand, decisions,
-    penalty totals and hands played per episode.
-    """
-    ws = make_work()
-    for i in range(states.shape[0]):
-        _play_random_game(states, i, cfg, episodes, na, ep_outcome, ep_len, ep_scores,
-                          ep_hands, ws)  # fmt: skip
-
-
-@njit(cache=True, parallel=True)
-def play_random_parallel(states, cfg, tables, episodes, na, ep_outcome, ep_len, ep_scores,
-                         ep_hands):  # fmt: skip
-    """Random full episodes in every game (threads over games); see ``play_random``."""
-    for i in prange(states.shape[0]):
-        ws = make_work()
-        _play_random_game(states, i, cfg, episodes, na, ep_outcome, ep_len, ep_scores,
-                          ep_hands, ws)  # fmt: skip
+batch.register(make_state_dtype(2, 108, 36).names, globals())
