@@ -80,42 +80,22 @@ def register_simulator(
     VARIANTS[game] = dict(variants) if variants else {"standard": {}}
 
 
-def _simulate_gin_rummy(config: Any, n_games: int, seed: int) -> dict[str, np.ndarray]:
-    """Random Gin Rummy with the compiled parallel kernel (one episode per game)."""
-    from rummy_env.rules.gin_rummy import kernels as K
-
-    _, game_cls = GAMES["gin_rummy"]
-    game = game_cls(config, n_games)
-    game.seed(seed)
-    # identical C-contiguous int64 layouts on every call, so numba compiles the kernel once
-    oc = np.zeros((n_games, 1), np.int64)
-    ln = np.zeros((n_games, 1), np.int64)
-    hp = np.zeros((n_games, 1), np.int64)
-    pts = np.zeros((n_games, 1, 2), np.int64)
-    K.play_random_parallel(game.states, game.cfg, K.TABLES, 1, oc, ln, pts, hp)
-    return {"outcome": oc[:, 0], "decisions": ln[:, 0], "hands": hp[:, 0], "points": pts[:, 0]}
-
-
-def _joker_game_simulator(name: str, sign: int = 1) -> SimulateFn:
-    """Random play of a joker game (500 Rum, Rummy 51) with its compiled parallel kernel, one
-    episode per game; ``sign=-1`` turns penalties into points (higher is better).
+def _game_simulator(name: str, sign: int = 1) -> SimulateFn:
+    """Random play of a game with its compiled parallel kernel
+    (``BatchedGame.play_random``), one episode per game; ``sign=-1`` turns penalties into
+    points (higher is better).
     """
 
     def simulate(config: Any, n_games: int, seed: int) -> dict[str, np.ndarray]:
         _, game_cls = GAMES[name]
         game = game_cls(config, n_games)
         game.seed(seed)
-        k = game.kernels
-        oc = np.zeros((n_games, 1), np.int64)
-        ln = np.zeros((n_games, 1), np.int64)
-        hp = np.zeros((n_games, 1), np.int64)
-        pts = np.zeros((n_games, 1, config.num_players), np.int64)
-        k.play_random_parallel(game.states, game.cfg, k.TABLES, 1, oc, ln, pts, hp)
+        out = game.play_random(1)
         return {
-            "outcome": oc[:, 0],
-            "decisions": ln[:, 0],
-            "hands": hp[:, 0],
-            "points": sign * pts[:, 0],
+            "outcome": out["outcome"][:, 0],
+            "decisions": out["decisions"][:, 0],
+            "hands": out["hands"][:, 0],
+            "points": sign * out["points"][:, 0],
         }
 
     simulate.__doc__ = f"Random {name} with the compiled parallel kernel (one episode per game)."
@@ -129,7 +109,7 @@ def _register_builtin() -> None:
 
     register_simulator(
         "gin_rummy",
-        _simulate_gin_rummy,
+        _game_simulator("gin_rummy"),
         OUTCOME_NAMES,
         variants={
             "standard": {},
@@ -142,7 +122,7 @@ def _register_builtin() -> None:
     )
     register_simulator(
         "five_hundred_rum",
-        _joker_game_simulator("five_hundred_rum"),
+        _game_simulator("five_hundred_rum"),
         E500.OUTCOME_NAMES,
         variants={
             "standard": {},
@@ -157,7 +137,7 @@ def _register_builtin() -> None:
     )
     register_simulator(
         "rummy51",
-        _joker_game_simulator("rummy51", sign=-1),  # points: minus the penalties
+        _game_simulator("rummy51", sign=-1),  # points: minus the penalties
         E51.OUTCOME_NAMES,
         variants={
             "standard": {},

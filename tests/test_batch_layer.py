@@ -9,11 +9,11 @@ from numba.np.numpy_support import from_dtype
 
 from rummy_env.core import batch
 from rummy_env.rules.five_hundred_rum import kernels as K500
-from rummy_env.rules.five_hundred_rum.state import make_state_dtype as rum_dtype
+from rummy_env.rules.five_hundred_rum.state import make_state_dtype as five_hundred_rum_dtype
 from rummy_env.rules.gin_rummy import kernels as KGIN
 from rummy_env.rules.gin_rummy.state import GIN_STATE_DTYPE
 from rummy_env.rules.rummy51 import kernels as K51
-from rummy_env.rules.rummy51.state import make_state_dtype as r51_dtype
+from rummy_env.rules.rummy51.state import make_state_dtype as rummy51_dtype
 
 COMMON = ("phase", "cur", "dealer", "outcome", "done", "truncated", "rewards", "steps")
 
@@ -31,15 +31,15 @@ def test_a_record_lists_every_common_field_once():
     "dtypes",
     [
         [GIN_STATE_DTYPE],
-        [rum_dtype(p, d, d // 3) for p, d in ((2, 54), (5, 108), (8, 104))],
-        [r51_dtype(p, 108, 36) for p in (2, 6)],
+        [five_hundred_rum_dtype(p, d, d // 3) for p, d in ((2, 54), (5, 108), (8, 104))],
+        [rummy51_dtype(p, 108, 36) for p in (2, 6)],
     ],
 )
 def test_each_game_answers_for_its_records_of_every_size(dtypes):
     tests = {
         "gin": batch.for_records(GIN_STATE_DTYPE.names),
-        "rum": batch.for_records(rum_dtype(2, 54, 18).names),
-        "r51": batch.for_records(r51_dtype(2, 108, 36).names),
+        "rum": batch.for_records(five_hundred_rum_dtype(2, 54, 18).names),
+        "r51": batch.for_records(rummy51_dtype(2, 108, 36).names),
     }
     for dt in dtypes:
         rec = from_dtype(dt)
@@ -60,3 +60,18 @@ def test_every_game_defines_the_hooks(kernels):
 def test_a_game_without_a_hook_is_refused():
     with pytest.raises(ValueError, match="apply_action"):  # before registering anything
         batch.register(("x",), {"__name__": "incomplete", "new_work": print})
+
+
+@pytest.mark.parametrize("game", ["gin_rummy", "five_hundred_rum", "rummy51"])
+def test_play_random_is_public_and_matches_serial(game):
+    from rummy_env.games import GAMES
+
+    cfg_cls, game_cls = GAMES[game]
+    a, b = game_cls(cfg_cls(), 12), game_cls(cfg_cls(), 12)
+    a.seed(5)
+    b.seed(5)
+    pa, pb = a.play_random(2), b.play_random(2, parallel=False)
+    for k in ("outcome", "decisions", "hands", "points"):
+        np.testing.assert_array_equal(pa[k], pb[k])
+    assert pa["points"].shape == (12, 2, a.num_players)
+    assert (pa["decisions"] > 0).all() and (pa["hands"] >= 1).all()

@@ -128,7 +128,7 @@ def test_greedy_is_deterministic_given_a_seed():
             a = None if term or trunc else agents[name].act(obs, SeatView(env, name))
             out.append(a)
             env.step(a)
-        return out, [env.state_record["hand_pts"][q] for q in range(3)]
+        return out, [env.state_record["hand_points"][q] for q in range(3)]
 
     assert actions(7) == actions(7)
 

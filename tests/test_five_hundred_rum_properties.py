@@ -200,7 +200,7 @@ def test_random_games_match_the_reference_and_keep_every_invariant(seed, shape, 
                 )
                 for q in range(n_p)
             ]
-            assert list(rec["hand_pts"]) == expect
+            assert list(rec["hand_points"]) == expect
             assert list(rec["scores"]) == list(before_scores + np.array(expect))
             if config.episode == "hand" and config.reward == "raw":
                 assert [env.rewards[ag] for ag in env.possible_agents] == [float(x) for x in expect]

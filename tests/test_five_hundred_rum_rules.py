@@ -114,7 +114,7 @@ def done(env) -> bool:
 
 
 def hand_points(env) -> list[int]:
-    return [int(x) for x in env.state_record["hand_pts"]]
+    return [int(x) for x in env.state_record["hand_points"]]
 
 
 # -- §2.1 players, cards, values ------------------------------------------------------------

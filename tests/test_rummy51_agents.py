@@ -184,7 +184,7 @@ def test_greedy_is_deterministic_given_a_seed():
             a = None if term or trunc else agents[name].act(obs, SeatView(env, name))
             out.append(a)
             env.step(a)
-        return out, [int(x) for x in env.state_record["hand_pen"]]
+        return out, [int(x) for x in env.state_record["hand_penalty"]]
 
     first = game(7)
     assert len(first[0]) > 10

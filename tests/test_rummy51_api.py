@@ -78,7 +78,7 @@ def test_batch_of_n_equals_n_single_games(options):
                 finished += 1
                 rec = e.state_record
                 assert list(info["final_penalty"][i]) == list(
-                    rec["penalties"] if e.config.episode == "match" else rec["hand_pen"]
+                    rec["penalties"] if e.config.episode == "match" else rec["hand_penalty"]
                 )
                 assert info["winner"][i] == (
                     rec["winner"] if e.config.episode == "match" else rec["hand_winner"]

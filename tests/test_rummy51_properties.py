@@ -132,7 +132,7 @@ def test_random_games_match_the_reference_and_keep_every_invariant(seed, opts, m
                 continue
             pen[q] = sum(penalty(c) * int(hands_before[q][c]) for c in range(53))
             pen[q] += 25 if rummy else 0
-        assert list(rec["hand_pen"]) == pen
+        assert list(rec["hand_penalty"]) == pen
         totals = pen_before + np.array(pen)
         assert list(rec["penalties"]) == list(totals)
         expect = _expected_rewards(pen, winner, out_before, config)

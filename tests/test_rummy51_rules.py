@@ -305,7 +305,7 @@ def test_going_out_needs_a_final_discard_and_a_rummy_adds_25_to_the_others():
     play(env, "DISCARD[Kh]")
     rec = env.state_record
     assert rec["done"] and int(rec["outcome"]) == E.OUT_WENT_OUT and rec["rummy"]
-    assert list(rec["hand_pen"]) == [0, 86 + 25]
+    assert list(rec["hand_penalty"]) == [0, 86 + 25]
     assert env.rewards == {"player_0": 0.0, "player_1": -111.0}
     assert env.infos["player_1"]["rummy"] and env.infos["player_1"]["hand_winner"] == 0
 
@@ -317,7 +317,7 @@ def test_no_rummy_after_an_earlier_opening():
     play(env, "DISCARD[7c]", "DRAW_STOCK", "DISCARD[6d]")
     play(env, "DRAW_STOCK", "MELD[group K: c d s]", "DISCARD[8c]")
     rec = env.state_record
-    assert rec["done"] and not rec["rummy"] and list(rec["hand_pen"]) == [0, 86]
+    assert rec["done"] and not rec["rummy"] and list(rec["hand_penalty"]) == [0, 86]
 
 
 def test_no_rummy_when_building_on_another_players_meld():
@@ -329,7 +329,7 @@ def test_no_rummy_when_building_on_another_players_meld():
     play(env, "LAYOFF[8c, 1]", "LAYOFF[Qc, 1]", "LAYOFF[Kc, 0]", "DISCARD[6d]")
     rec = env.state_record
     assert rec["done"] and rec["hand_winner"] == 1 and not rec["rummy"]
-    assert int(rec["hand_pen"][0]) == sum(
+    assert int(rec["hand_penalty"][0]) == sum(
         {0: 11}.get(c % 13, min(c % 13 + 1, 10)) for c in parse_cards("2d 5h 7s 3c 4h 8d 6s")
     )
 
@@ -362,7 +362,7 @@ def test_spent_stock_becomes_the_pile_without_its_top_card_then_the_hand_is_a_dr
     assert _stock_out(env) == 81
     rec = env.state_record
     assert rec["done"] and int(rec["outcome"]) == E.OUT_DRAW and int(rec["hand_winner"]) == -1
-    assert list(rec["hand_pen"]) == [86, 86]  # no winner: everyone pays the hand
+    assert list(rec["hand_penalty"]) == [86, 86]  # no winner: everyone pays the hand
     env = deal([LOOSE, LOOSE], max_reshuffles=0)
     assert _stock_out(env) == 81 and env.state_record["done"]
 
@@ -378,7 +378,7 @@ def test_reward_forms(reward):
     env = deal([RUMMY_HAND, LOOSE, P2], stock="Kh", reward=reward)
     play(env, "DRAW_STOCK", "MELD[group A: c d h]", "MELD[run s 2..5]", "MELD[run h 9..J]")
     play(env, "MELD[group K: c d s]", "DISCARD[Kh]")
-    assert list(env.state_record["hand_pen"]) == [0, 111, 111]
+    assert list(env.state_record["hand_penalty"]) == [0, 111, 111]
     got = [env.rewards[f"player_{q}"] for q in range(3)]
     expect = {
         "penalty": [0.0, -111.0, -111.0],
@@ -400,7 +400,7 @@ def test_payout_shares_a_quarter_among_losers_below_100():
     play(env, "DRAW_STOCK", "MELD[group A: c d h]", "MELD[run s 2..5]", "MELD[run h 9..J]")
     play(env, "DISCARD[7c]", "DRAW_STOCK", "DISCARD[6d]", "DRAW_STOCK", "DISCARD[9d]")
     play(env, "DRAW_STOCK", "MELD[group K: c d s]", "DISCARD[8c]")
-    assert list(env.state_record["hand_pen"]) == [0, 86, 86]
+    assert list(env.state_record["hand_penalty"]) == [0, 86, 86]
     w1, w2 = 100 - 86, 100 - 86
     expect = [2.25 - 1, 0.75 * w1 / (w1 + w2) - 1, 0.75 * w2 / (w1 + w2) - 1]
     assert [env.rewards[f"player_{q}"] for q in range(3)] == pytest.approx(expect)

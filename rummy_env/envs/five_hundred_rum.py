@@ -195,7 +195,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
     def _hand_info(self, rec: np.void, i: int, done: bool) -> dict[str, Any]:
         info = {
             "outcome": E.OUTCOME_NAMES[int(rec["outcome"])],
-            "hand_points": int(rec["hand_pts"][i]),
+            "hand_points": int(rec["hand_points"][i]),
             "score": int(rec["scores"][i]),
             "hands_played": int(rec["hands_played"]),
         }

@@ -209,7 +209,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
     def _hand_info(self, rec: np.void, i: int, done: bool) -> dict[str, Any]:
         info = {
             "outcome": E.OUTCOME_NAMES[int(rec["outcome"])],
-            "hand_penalty": int(rec["hand_pen"][i]),
+            "hand_penalty": int(rec["hand_penalty"][i]),
             "penalty_total": int(rec["penalties"][i]),
             "hand_winner": int(rec["hand_winner"]),
             "rummy": bool(rec["rummy"]),

@@ -231,6 +231,23 @@ class BatchedGame:
         """
         return batch.step_single(self.states, self.cfg, self.tables, i, a, self.masks)
 
+    def play_random(self, episodes: int = 1, parallel: bool = True) -> dict[str, np.ndarray]:
+        """Play ``episodes`` episodes of uniformly random legal actions in every game, inside
+        the compiled core (each game draws from its own stream: seed with :meth:`seed`).
+
+        Returns:
+            dict: (N, episodes) int64 ``outcome`` (the last hand's outcome code), ``decisions``
+            and ``hands`` per episode, and (N, episodes, players) ``points`` (each seat's
+            points of the episode, as ``final_points`` of the vector env's infos).
+        """
+        n = len(self.states)
+        out = {k: np.zeros((n, episodes), np.int64) for k in ("outcome", "decisions", "hands")}
+        out["points"] = np.zeros((n, episodes, self.num_players), np.int64)
+        fn = batch.play_random_parallel if parallel else batch.play_random
+        fn(self.states, self.cfg, self.tables, episodes, out["outcome"], out["decisions"],
+           out["points"], out["hands"])  # fmt: skip
+        return out
+
     def action_mask(self, i: int) -> np.ndarray:
         """Legal-action mask (fresh int8 array) of the player to act in game ``i``."""
         return self.masks[i, : self.num_actions].copy()

@@ -460,7 +460,7 @@ def reset_episode(rec, cfg, tables, dealer, shuffle):
     """Start an episode: scores cleared, dealer chosen (-1: random), first hand dealt."""
     for q in range(cfg[C_P]):
         rec.scores[q] = 0
-        rec.hand_pts[q] = 0
+        rec.hand_points[q] = 0
     rec.winner = -1
     batch.begin_episode(rec, dealer)
     deal_hand(rec, cfg, shuffle)
@@ -475,7 +475,7 @@ def end_hand(rec, cfg, outcome):
     rec.phase = PH_OVER
     for q in range(p_n):
         s = rec.melded_pts[q] - hand_points(rec, q, cfg)
-        rec.hand_pts[q] = s
+        rec.hand_points[q] = s
         rec.scores[q] += s
         if cfg[C_NORM] == 0:
             rec.rewards[q] += s
@@ -1050,7 +1050,7 @@ def num_actions(rec, cfg):
 @njit(cache=True)
 def final_points(rec, cfg, q):
     """A game: player ``q``'s final score; a hand: its score (equal after one hand)."""
-    return rec.scores[q] if cfg[C_GAME] else rec.hand_pts[q]
+    return rec.scores[q] if cfg[C_GAME] else rec.hand_points[q]
 
 
 @njit(cache=True)

@@ -30,7 +30,7 @@ def make_state_dtype(num_players: int, deck_size: int, max_melds: int) -> np.dty
             *table_fields(p, d, m),
             ("melded_pts", np.int32, (p,)),  # points melded and laid off this hand
             ("scores", np.int32, (p,)),  # cumulative game score
-            ("hand_pts", np.int32, (p,)),  # score of the last finished hand
+            ("hand_points", np.int32, (p,)),  # score of the last finished hand
             ("floating", np.int8, (p,)),  # player melded every card and floats
             "rewards",
             "phase",  # PH_* of encodings.five_hundred_rum (common fields: core.batch.record_dtype)

@@ -661,7 +661,7 @@ def reset_episode(rec, cfg, tables, dealer, shuffle):
     """Start an episode: penalties cleared, dealer chosen (-1: random), first hand dealt."""
     for q in range(cfg[C_P]):
         rec.penalties[q] = 0
-        rec.hand_pen[q] = 0
+        rec.hand_penalty[q] = 0
         rec.out[q] = 0
     rec.winner = -1
     rec.hand_winner = -1
@@ -672,7 +672,7 @@ def reset_episode(rec, cfg, tables, dealer, shuffle):
 
 @njit(cache=True)
 def _hand_rewards(rec, cfg):
-    """Rewards of a finished hand among the players still in (``hand_pen`` filled)."""
+    """Rewards of a finished hand among the players still in (``hand_penalty`` filled)."""
     p_n = cfg[C_P]
     mode = cfg[C_REWARD]
     n = 0
@@ -680,17 +680,17 @@ def _hand_rewards(rec, cfg):
     for q in range(p_n):
         if rec.out[q] == 0:
             n += 1
-            tot += rec.hand_pen[q]
+            tot += rec.hand_penalty[q]
     if mode == R_PENALTY:
         for q in range(p_n):
             if rec.out[q] == 0:
-                rec.rewards[q] += -rec.hand_pen[q]
+                rec.rewards[q] += -rec.hand_penalty[q]
     elif mode == R_ZERO_SUM or mode == R_NORMALIZED:
         if cfg[C_MATCH] and mode == R_NORMALIZED:
             return  # normalized matches pay at the end only
         for q in range(p_n):
             if rec.out[q] == 0:
-                r = (tot - n * rec.hand_pen[q]) / (n - 1)
+                r = (tot - n * rec.hand_penalty[q]) / (n - 1)
                 if mode == R_NORMALIZED:
                     r = max(-1.0, min(1.0, r / 100.0))
                 rec.rewards[q] += r
@@ -700,15 +700,15 @@ def _hand_rewards(rec, cfg):
             return  # a drawn hand returns the stakes
         share = 0
         for q in range(p_n):
-            if q != w and rec.out[q] == 0 and rec.hand_pen[q] < 100:
-                share += 100 - rec.hand_pen[q]
+            if q != w and rec.out[q] == 0 and rec.hand_penalty[q] < 100:
+                share += 100 - rec.hand_penalty[q]
         for q in range(p_n):
             if rec.out[q] != 0:
                 continue
             if q == w:
                 got = 0.75 * n if share > 0 else 1.0 * n
-            elif rec.hand_pen[q] < 100 and share > 0:
-                got = 0.25 * n * (100 - rec.hand_pen[q]) / share
+            elif rec.hand_penalty[q] < 100 and share > 0:
+                got = 0.25 * n * (100 - rec.hand_penalty[q]) / share
             else:
                 got = 0.0
             rec.rewards[q] += got - 1.0
@@ -726,12 +726,12 @@ def end_hand(rec, cfg, outcome, winner):
     rec.phase = PH_OVER
     for q in range(p_n):
         if rec.out[q]:
-            rec.hand_pen[q] = 0
+            rec.hand_penalty[q] = 0
             continue
         pen = 0 if q == winner else hand_penalty(rec, q)
         if q != winner and rec.rummy:
             pen += RUMMY_BONUS
-        rec.hand_pen[q] = pen
+        rec.hand_penalty[q] = pen
         rec.penalties[q] += pen
     _hand_rewards(rec, cfg)
     if cfg[C_MATCH] == 0:
@@ -1071,7 +1071,7 @@ def world_ok(rec, cfg, mask) -> bool:
 @njit(cache=True)
 def final_points(rec, cfg, q):
     """A match: player ``q``'s penalty total; a hand: its penalty (equal after one hand)."""
-    return rec.penalties[q] if cfg[C_MATCH] else rec.hand_pen[q]
+    return rec.penalties[q] if cfg[C_MATCH] else rec.hand_penalty[q]
 
 
 @njit(cache=True)

@@ -25,7 +25,7 @@ def make_state_dtype(num_players: int, deck_size: int, max_melds: int) -> np.dty
             ("opened", np.int8, (p,)),  # player has laid down the opening
             ("out", np.int8, (p,)),  # eliminated from the match
             ("penalties", np.int32, (p,)),  # match penalty totals
-            ("hand_pen", np.int32, (p,)),  # penalties of the last finished hand
+            ("hand_penalty", np.int32, (p,)),  # penalties of the last finished hand
             "rewards",
             "phase",  # PH_* of encodings.rummy51 (common fields: core.batch.record_dtype)
             "cur",
