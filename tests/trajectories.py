@@ -22,6 +22,9 @@ from typing import Any
 import numpy as np
 
 import rummy_env
+from rummy_agents.arena.registry import make_agent
+from rummy_agents.base import SeatView
+from rummy_agents.features import FEATURES, add_features
 
 DATA = Path(__file__).parent / "data" / "trajectories.json"
 
@@ -132,28 +135,17 @@ def canonical_info(info: dict[str, Any]) -> str:
     return json.dumps(named, sort_keys=True)
 
 
-def _agents_api() -> tuple[Any, Any]:
-    try:
-        from rummy_agents.arena.registry import make_agent
-        from rummy_agents.base import SeatView
-    except ImportError:  # before the agents package got its own import name
-        from rummy_agents.arena.registry import make_agent  # type: ignore[no-redef]
-        from rummy_agents.base import SeatView  # type: ignore[no-redef]
-    return make_agent, SeatView
-
-
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def play_aec(game: str, options: dict[str, Any], specs: list[str], seed: int) -> list[str]:
     """Per-decision digests of one episode: seat, action, observation, mask, rewards, infos."""
-    make_agent, seat_view = _agents_api()
     env = rummy_env.ENV_MODULES[game].raw_env(**options)
     env.reset(seed=seed)
     names = list(env.possible_agents)
     specs = [s.replace("checkpoint=", f"checkpoint={ROOT}/") for s in specs]
     agents = [make_agent(s, seed=seed * 10 + i, game=game) for i, s in enumerate(specs)]
-    views = {a: seat_view(env, a) for a in names}
+    views = {a: SeatView(env, a) for a in names}
     out = []
     for _ in range(MAX_DECISIONS):
         if all(env.terminations[a] or env.truncations[a] for a in names):
@@ -190,10 +182,6 @@ def play_vector(game: str, options: dict[str, Any], n: int, steps: int) -> list[
 
 def feature_digests() -> dict[str, list[str]]:
     """Digests of every learned-agent feature set over observations of played games."""
-    try:
-        from rummy_agents.features import FEATURES, add_features
-    except ImportError:
-        from rummy_agents.features import FEATURES, add_features  # type: ignore
     out: dict[str, list[str]] = {}
     for game, opts in (("gin_rummy", {}), ("five_hundred_rum", {}), ("rummy51", {})):
         venv = rummy_env.make_vec(game, 8, seed=3, **opts)
