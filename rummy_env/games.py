@@ -1,16 +1,16 @@
-"""The games of the suite: name -> (config class, batched engine class)."""
+"""The games of the suite: name -> (config class, batched engine: ``engine(config, num_games)``)."""
 
 from __future__ import annotations
 
 from rummy_env.rules.five_hundred_rum.config import FiveHundredRumConfig
 from rummy_env.rules.five_hundred_rum.game import FiveHundredRumGame
 from rummy_env.rules.gin_rummy.config import GinRummyConfig
-from rummy_env.rules.gin_rummy.game import GinRummyGame
+from rummy_env.rules.gin_rummy.multi_game import make_gin_game
 from rummy_env.rules.rummy51.config import Rummy51Config
 from rummy_env.rules.rummy51.game import Rummy51Game
 
 GAMES = {
-    "gin_rummy": (GinRummyConfig, GinRummyGame),
+    "gin_rummy": (GinRummyConfig, make_gin_game),
     "five_hundred_rum": (FiveHundredRumConfig, FiveHundredRumGame),
     "rummy51": (Rummy51Config, Rummy51Game),
 }

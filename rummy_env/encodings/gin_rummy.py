@@ -152,34 +152,84 @@ _MELD_PIECE = (
 )
 
 
-@cache
-def observation_pieces(auto_meld: bool) -> tuple[Piece, ...]:
-    """The named pieces of the observation vector, in order."""
-    specs = _PIECES if auto_meld else _PIECES + (_MELD_PIECE,)
-    out = []
-    off = 0
+# 3 and 4 players: pieces after the 2-player observation of the observer's table (which is
+# unchanged, so a 2-player agent reads the prefix). Seat-relative order: observer, then the
+# next seats in seat order (4 players: observer, left opponent, partner, right opponent).
+_THREE_PIECES = (
+    ("sitting_out", (3,), 1.0, "one-hot of the seat that dealt and sits out this hand"),
+    ("match_scores", (3,), np.inf, "each seat's match points / target"),
+    ("match_boxes", (3,), np.inf, "each seat's boxes / 10"),
+    ("seat_known", (3, 52), 1.0, "cards each seat is publicly known to hold"),
+    ("seat_hand_size", (3,), 1.0, "cards in each seat's hand / 11 (0 for the seat out)"),
+)
+_THREE_MELDS = (
+    "seat_melds",
+    (3, MAX_MELD_SLOTS, 52),
+    1.0,
+    "(manual melds only) cards in each seat's declared meld slots",
+)
+_FOUR_PIECES = (
+    ("table_opponent", (4,), 1.0, "one-hot of the observer's opponent at its table this round"),
+    ("team_scores", (2,), np.inf, "match points (observer's team, other team) / target"),
+    ("team_boxes", (2,), np.inf, "boxes (observer's team, other team) / 10"),
+    (
+        "partner_outcome",
+        (len(OUTCOME_NAMES),),
+        1.0,
+        "one-hot (OUTCOME_NAMES) of the partner's hand this round once it is over, else 0",
+    ),
+    (
+        "partner_points",
+        (2,),
+        1.0,
+        "points scored in that hand by (partner, its opponent) / the largest hand score",
+    ),
+)
+
+
+def _layout(specs: tuple, start: int = 0) -> list[Piece]:
+    out, off = [], start
     for name, shape, high, doc in specs:
         p = Piece(name, off, shape, doc, high)
         out.append(p)
         off += p.size
+    return out
+
+
+@cache
+def observation_pieces(auto_meld: bool, num_players: int = 2) -> tuple[Piece, ...]:
+    """The named pieces of the observation vector, in order. With 3 and 4 players the
+    2-player pieces (the observer's table) come first, then those of the match.
+    """
+    specs = _PIECES if auto_meld else _PIECES + (_MELD_PIECE,)
+    out = _layout(specs)
+    if num_players == 3:
+        extra = _THREE_PIECES if auto_meld else _THREE_PIECES + (_THREE_MELDS,)
+    elif num_players == 4:
+        extra = _FOUR_PIECES
+    else:
+        extra = ()
+    out += _layout(extra, out[-1].offset + out[-1].size)
     return tuple(out)
 
 
-def observation_size(auto_meld: bool) -> int:
+def observation_size(auto_meld: bool, num_players: int = 2) -> int:
     """Length of the flat observation vector."""
-    p = observation_pieces(auto_meld)[-1]
+    p = observation_pieces(auto_meld, num_players)[-1]
     return p.offset + p.size
 
 
-def piece_offsets(auto_meld: bool) -> dict[str, int]:
+def piece_offsets(auto_meld: bool, num_players: int = 2) -> dict[str, int]:
     """Offset of each piece by name."""
-    return {p.name: p.offset for p in observation_pieces(auto_meld)}
+    return {p.name: p.offset for p in observation_pieces(auto_meld, num_players)}
 
 
-def split_observation(obs: np.ndarray, auto_meld: bool) -> dict[str, np.ndarray]:
+def split_observation(
+    obs: np.ndarray, auto_meld: bool, num_players: int = 2
+) -> dict[str, np.ndarray]:
     """Named views of a flat observation (or a batch of them, leading axes kept)."""
     out = {}
-    for p in observation_pieces(auto_meld):
+    for p in observation_pieces(auto_meld, num_players):
         out[p.name] = obs[..., p.offset : p.offset + p.size].reshape(obs.shape[:-1] + p.shape)
     return out
 

@@ -10,14 +10,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from rummy_env.core.cards import validate_deck
 from rummy_env.core.validate import (
     ArgumentTypeError,
     ResetNeeded,
     check_action,
     check_agent,
     check_choice,
-    check_int,
     check_options,
     check_seed,
 )
@@ -117,9 +115,9 @@ class RummyAECEnv(AECEnv):
         deck = options.pop("deck", None)
         dealer = options.pop("dealer", None)
         if dealer is not None:
-            dealer = check_int("options['dealer']", dealer, 0, self.game.num_players - 1)
+            self.game.check_dealer("options['dealer']", dealer)
         if deck is not None:
-            deck = validate_deck(deck, self.game.deck, "options['deck']")
+            self.game.check_deck("options['deck']", deck)
         if options:
             # PettingZoo's api_test passes arbitrary options, so unknown ones only warn
             warnings.warn(

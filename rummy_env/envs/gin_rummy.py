@@ -1,12 +1,12 @@
-"""Gin Rummy (RULES.md §1): two players, 52 cards, knock, gin, undercut, Oklahoma, matches.
+"""Gin Rummy (RULES.md §1): 2 to 4 players, 52 cards, knock, gin, undercut, Oklahoma, matches.
 
 | Import             | ``from rummy_env import gin_rummy_v0``                   |
 |--------------------|----------------------------------------------------------|
 | Registered id      | ``rummy/gin_rummy-v0`` (``pettingzoo.make("aec", ...)``) |
 | Actions            | Discrete(107); Discrete(569) with ``auto_meld=False``    |
 | Parallel API       | No (turn-based)                                          |
-| Agents             | ``player_0``, ``player_1``                               |
-| Observation shape  | (225,); (537,) with ``auto_meld=False``                  |
+| Agents             | ``player_0`` .. ``player_{num_players - 1}``             |
+| Observation shape  | (225,); (537,) with ``auto_meld=False`` (3, 4 players: below) |
 | Observation values | [0, 1]; knock_limit [0, 10]; scores, boxes [0, inf)      |
 | Vector env         | ``rummy_env.make_vec("gin_rummy", num_envs, **options)``  |
 
@@ -16,6 +16,16 @@ discard) then a discard; instead of discarding a player may knock, discarding fa
 remaining 10 cards can be melded to a deadwood of at most the knock limit (0 deadwood: gin). The
 defender lays out melds and, unless the knocker went gin, lays off on the knocker's melds. The hand
 is dead when the stock is down to 2 cards after a discard.
+
+With ``num_players=3`` (RULES.md §1.10) the dealer deals to the two others and sits out; the
+loser of a hand deals the next, so the winner and the previous dealer play it; a dead hand is dealt
+again by the same dealer. Inside the hand, the seat after the dealer takes the non-dealer's part
+(dealt first, first upcard offer) and the other seat the dealer's part. With ``num_players=4``,
+teams A = {``player_0``, ``player_2``} and B = {``player_1``, ``player_3``} play two tables, each an
+independent 2-player hand with its own deck: in round r ``player_0`` plays ``player_1`` (r even)
+or ``player_3`` (r odd), ``player_2`` the other; the tables take turns one decision at a time
+(``player_0``'s table first) until both hands are over, then the round is scored for the teams.
+Every other option applies to each 2-player hand.
 
 ## Arguments
 
@@ -31,8 +41,8 @@ is dead when the stock is down to 2 cards after a discard.
 | box_bonus                     | 20        | points per box at the end of a match (20 or 25)    |
 | game_bonus                    | 100       | bonus to the match winner                          |
 | shutout                       | bonus_200 | or double_total (winner's total doubled)           |
-| target                        | 100       | a match ends at this total (Oklahoma usually 150)  |
-| next_dealer                   | loser     | or winner, alternate                               |
+| target                        | None      | match target: 100; 125 with 4 players (Oklahoma 150) |
+| next_dealer                   | loser     | or winner, alternate (2 players only)              |
 | eleven_card_deal              | False     | non-dealer 11 cards, no upcard, first a discard    |
 | allow_discard_of_drawn_upcard | False     | a card taken from the pile may be discarded        |
 | fiftieth_card_action          | False     | with 2 stock cards left, the discard only to knock |
@@ -44,15 +54,21 @@ is dead when the stock is down to 2 cards after a discard.
 | auto_meld                     | True      | environment arranges melds and lay-offs            |
 | max_steps                     | None      | truncate after this many decisions                 |
 | max_pile_draws                | 50        | then every draw is from the stock (hands end)      |
-| num_players                   | 2         | only 2 (3 and 4 players are planned)               |
+| num_players                   | 2         | 3 (dealer sits out) or 4 (two teams, two tables)   |
 
 ``reset(seed=None, options={"deck": [...], "dealer": 0})``: ``deck`` is a stacked deck of all 52
 cards, top card first (ids or text like ``"As"``, ``"Td"``), dealt one card at a time starting with
 the non-dealer; ``dealer`` fixes the first dealer (otherwise drawn from the seeded stream). Without
-a seed the game's stream continues, so repeated resets give new deals.
+a seed the game's stream continues, so repeated resets give new deals. With 3 players ``dealer``
+is the seat that deals first and sits out, and ``deck`` deals starting with the seat after it.
+With 4 players ``deck`` is a list of two decks (``player_0``'s table, then ``player_2``'s) and
+``dealer`` the pair ``[dealer at player_0's table (0 or 1), dealer at player_2's (2 or 3)]`` of
+round 0. ``rummy_env.testing.gin_deck`` builds a deck from hands; ``gin_deck_3p`` and
+``gin_decks_4p`` take the hands by seat.
 
 Every argument is checked before anything changes: ``seed`` is None or an integer >= 0,
-``dealer`` a seat (0 or 1), ``deck`` a full deck of this game; a refused ``reset`` raises
+``dealer`` a seat (2, 3 players) or a pair of seats as above (4 players), ``deck`` a full deck
+(4 players: two); a refused ``reset`` raises
 ``TypeError`` (wrong type; also a ``ValueError``) or ``ValueError`` naming the argument and leaves
 the game, its random stream and the agents as they were. ``step`` takes a Python or numpy integer
 (``None`` for a finished agent, as in PettingZoo); ``observe``, ``action_space``,
@@ -85,6 +101,34 @@ that is not to act. Named views: ``rummy_env.encodings.gin_rummy.split_observati
 Card index = suit * 13 + rank, suits c d h s, ranks A..K. The knocker's face-down discard and the
 stock are never observed.
 
+With 3 and 4 players the observation starts with the pieces above, the observer's table seen as a
+2-player hand (``scores`` and ``boxes``: the match's, observer and table opponent; 4 players: the
+teams'), so a 2-player agent reads its first 225 (537) entries. The player sitting out (3 players)
+sees there only the table's public pieces (``discard_top``, ``discard_pile``, ``stock_size``,
+``knock_limit``, ``spade_double``, ``phase``) and ``is_dealer`` = 1, never a hand. The match pieces
+follow, seat-relative (observer, then the next seats in seat order; 4 players: observer, left
+opponent, partner, right opponent). Nothing of the other table's cards is ever observed with 4
+players. Shapes: 3 players (393,), (1173,) with ``auto_meld=False``; 4 players (240,), (552,).
+
+| piece (3 players)   | offset | size | content                                                   |
+|---------------------|--------|------|-----------------------------------------------------------|
+| sitting_out         | 225    | 3    | one-hot of the seat that dealt and sits out this hand     |
+| match_scores        | 228    | 3    | each seat's match points / target                         |
+| match_boxes         | 231    | 3    | each seat's boxes / 10                                    |
+| seat_known          | 234    | 156  | [seat][card]: cards each seat is publicly known to hold   |
+| seat_hand_size      | 390    | 3    | cards in each seat's hand / 11 (0 for the seat out)       |
+| seat_melds          | 393    | 468  | manual melds only: [seat][slot 0..2][card] (offset +312)  |
+
+| piece (4 players)   | offset | size | content                                                   |
+|---------------------|--------|------|-----------------------------------------------------------|
+| table_opponent      | 225    | 4    | one-hot of the observer's opponent this round             |
+| team_scores         | 229    | 2    | match points (observer's team, other team) / target       |
+| team_boxes          | 231    | 2    | boxes (observer's team, other team) / 10                  |
+| partner_outcome     | 233    | 5    | one-hot outcome of the partner's hand once it is over     |
+| partner_points      | 238    | 2    | its points (partner, partner's opponent) / largest score  |
+
+Offsets are those of ``auto_meld=True``; with manual melds add 312 (the ``melds`` piece).
+
 ## Actions
 
 | action         | ids      | meaning                                                        |
@@ -116,10 +160,32 @@ minus loser's total). ``reward="normalized"``: hand episodes divide by
 ``(max(gin_bonus, undercut_bonus) + 100) * (2 if oklahoma)``; match episodes pay only +1/-1 at the
 end. Raw points are in ``infos`` (``hand_points``, ``totals``, ``outcome``, ``deadwood``).
 
+3 players: each hand pays its two players as above (the seat sitting out gets 0). At the match end
+every player adds a box bonus per box, the winner the game bonus, judged against each loser
+separately (a loser who scored nothing pays the shutout: 200 for ``bonus_200``, the winner's
+total doubled for ``double_total``); each loser pays the winner the difference of their totals
+(losers settle nothing between them), and the last step pays what the settlement adds to the
+hand payments, so each player's rewards sum to its settlement. ``reward="normalized"``: hand
+episodes divide by the scale above; match episodes pay +1 to the winner and -1/2 to each loser.
+
+4 players: a round pays when both tables' hands are over. A dead table is won by nobody. If one
+team won both tables it scores the sum of both hand scores; if each team won one, the team with
+the higher hand score scores the difference (equal: nobody); if only one table was won, that team
+scores that hand. Each member of the scoring team gets +half the round score, each member of
+the other team -half. At the match end (a team's points reach ``target``, 125 by default) a team
+adds a box bonus per box (a round it scored, plus the Oklahoma extra boxes its players earned),
+the winning team the game bonus (shutout if the other team scored nothing); the settlement is
+the difference of the team totals, and each player's rewards sum to half of its team's.
+``reward="normalized"``: hand episodes divide by the scale above (half a round score is at most
+one scale); match episodes pay +1 to each winner and -1 to each loser.
+
 ## Episode end
 
 ``episode="hand"``: after a knock is scored or a dead hand. ``episode="match"``: when a player's
 points reach ``target`` (dead hands are replayed by the same dealer). ``max_steps`` truncates.
+3 players: as with 2 (one hand, or a player's points reach ``target``). 4 players: ``"hand"`` is
+one round (both tables' hands); ``"match"`` ends after the round in which a team's points reach
+``target``.
 
 ## Infos
 
@@ -134,12 +200,19 @@ Keys that mean the same in every game are spelled alike (``outcome``, ``hands_pl
 | ``deadwood``      | every step | this seat's deadwood in the last scored hand                |
 | ``score``         | episode end | cumulative match points, hand scores only                  |
 | ``totals``        | match end  | final match total with all bonuses                          |
+| ``settlement``    | episode end | 3, 4 players: what the seat (4: its team) wins or pays     |
+| ``round_points``  | every step | 4 players: the seat's team's score in the last round        |
+
+With 3 and 4 players ``outcome``, ``hand_points`` and ``deadwood`` are those of the last hand at
+the seat's table (the seat sitting out: the table's outcome, 0 points), ``score`` and ``totals``
+are the team's with 4 players; the winner's ``totals`` hold the game bonus without a shutout.
 
 Vector env (``make_vec``): ``reset`` and ``step`` infos hold ``current_player`` (N,); ``step``
 adds, for the games where ``_final_observation`` is True (an episode just ended; other rows
 are undefined), ``final_observation`` (N, players, obs), ``outcome`` (index into
 ``OUTCOME_NAMES`` of the encoding), ``episode_length`` (decisions), ``final_points`` (N, 2:
-``totals`` for matches, else ``hand_points``) and ``final_deadwood`` (N, 2).
+``totals`` for matches, else ``hand_points``; 3, 4 players: (N, players), the ``settlement``)
+and ``final_deadwood`` (N, players).
 
 ## Departures from the printed rules
 
@@ -153,11 +226,20 @@ are undefined), ``final_observation`` (N, players, obs), ``outcome`` (index into
 - After ``max_pile_draws`` (50) draws from the discard pile in a hand, players must draw from
   the stock: without it two players taking discards forever would never end the hand (OpenSpiel
   has the same limit).
-- 3 and 4 players (RULES.md §1.10) are not implemented yet (``num_players`` must be 2).
+- 3 players: the seed does not say who plays first in the 2-player hand; the seat after the
+  dealer (dealt first) takes the non-dealer's part. ``next_dealer`` must stay ``"loser"``.
+- 4 players: a round in which no team scored is dealt again with the same pairs and dealers (the
+  round index, which sets the pairs, advances only after a scored round): RULES.md has "the seats
+  that dealt deal again", which rotating the pairs could seat at one table. Oklahoma extra boxes
+  go to the team of the player who earned them.
+- 4 players: ``sample_worlds`` cannot know anything of the other table, so each world deals that
+  table's hand anew from its dealer (a hand already over keeps its public result).
 
 ## Version history
 
-- v0: initial release.
+- v0: initial release. 3 and 4 players (``num_players=3 | 4``, RULES.md §1.10) were added
+  later without a version bump: the 2-player game (its observation, actions, rewards and
+  dynamics) is unchanged, so ``gin_rummy_v0`` and the published 2-player agents stay valid.
 """
 
 from __future__ import annotations
@@ -169,9 +251,9 @@ from pettingzoo import AECEnv
 
 from rummy_env.encodings import gin_rummy as E
 from rummy_env.envs.base import RummyAECEnv, wrap
-from rummy_env.render.text import render_gin
+from rummy_env.render.text import render_gin, render_gin_multi
 from rummy_env.rules.gin_rummy.config import GinRummyConfig
-from rummy_env.rules.gin_rummy.game import GinRummyGame
+from rummy_env.rules.gin_rummy.multi_game import make_gin_game
 
 
 def env(render_mode: str | None = None, **options: Any) -> AECEnv:
@@ -190,9 +272,11 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
     }
 
     config_cls = GinRummyConfig
-    game_cls = GinRummyGame
+    game_cls = staticmethod(make_gin_game)
 
     def _hand_info(self, rec: np.void, i: int, done: bool) -> dict[str, Any]:
+        if self.config.num_players != 2:
+            return self._multi_info(rec, i, done)
         info = {
             "outcome": E.OUTCOME_NAMES[int(rec["outcome"])],
             "hand_points": int(rec["hand_points"][i]),
@@ -205,6 +289,24 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
                 info["totals"] = int(rec["totals"][i])
         return info
 
+    def _multi_info(self, rec: np.void, i: int, done: bool) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "outcome": E.OUTCOME_NAMES[int(rec["hand_outcome"][i])],
+            "hand_points": int(rec["hand_points"][i]),
+            "deadwood": int(rec["deadwood"][i]),
+            "hands_played": int(rec["hands_played"]),
+        }
+        if self.config.num_players == 4:
+            info["round_points"] = int(rec["round_points"][i])
+        if done:
+            info["score"] = int(rec["scores"][i])
+            info["settlement"] = int(rec["settle"][i])
+            if self.config.episode == "match":
+                info["totals"] = int(rec["totals"][i])
+        return info
+
     def render_text(self) -> str:
-        """The table (all hands shown: the referee's view)."""
-        return render_gin(self.game.states[0], self.possible_agents)
+        """The table(s) (all hands shown: the referee's view)."""
+        if self.config.num_players == 2:
+            return render_gin(self.game.states[0], self.possible_agents)
+        return render_gin_multi(self.game.states[0], self.possible_agents)

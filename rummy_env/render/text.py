@@ -14,12 +14,16 @@ def _mask_str(mask: int) -> str:
     return cards_to_str(cards) if cards else "-"
 
 
-def render_gin(rec: np.void, agents: list[str]) -> str:
-    """The table of one Gin Rummy game as text (all hands shown: this is the referee's view)."""
+def render_gin(rec: np.void, agents: list[str], match: bool = True) -> str:
+    """The table of one Gin Rummy game as text (all hands shown: this is the referee's view);
+    ``match=False`` leaves out the match (hand count, scores), for a table inside a 3- or
+    4-player match.
+    """
     lines = []
     phase = E.PHASE_NAMES[int(rec["phase"])]
+    count = f"hand {int(rec['hands_played']) + (0 if rec['done'] else 1)} | " if match else ""
     lines.append(
-        f"Gin Rummy | hand {int(rec['hands_played']) + (0 if rec['done'] else 1)} | "
+        f"Gin Rummy | {count}"
         f"dealer {agents[int(rec['dealer'])]} | phase {phase} | "
         f"knock limit {int(rec['knock_limit'])}"
         + (" | spades double" if rec["spade_double"] else "")
@@ -33,10 +37,8 @@ def render_gin(rec: np.void, agents: list[str]) -> str:
         hand = int(rec["hands"][p])
         dw = sum(int(GIN_VALUES[c]) for c in mask_to_cards(hand))
         marker = " <- to act" if int(rec["cur"]) == p and not rec["done"] else ""
-        lines.append(
-            f"{name}: {_mask_str(hand)}  (unmelded value {dw}) | score {int(rec['scores'][p])} "
-            f"boxes {int(rec['boxes'][p])}{marker}"
-        )
+        score = f" | score {int(rec['scores'][p])} boxes {int(rec['boxes'][p])}" if match else ""
+        lines.append(f"{name}: {_mask_str(hand)}  (unmelded value {dw}){score}{marker}")
         n = int(rec["n_melds"][p])
         if n:
             melds = " | ".join(_mask_str(int(m)) for m in rec["melds"][p][:n])
@@ -87,4 +89,34 @@ def render_joker_table(rec: np.void, agents: list[str], header: str, status) -> 
         cards = [card_to_str(c) for c in range(53) for _ in range(int(rec["hands"][q][c]))]
         marker = " <- to act" if int(rec["cur"]) == q and not rec["done"] else ""
         lines.append(f"{name}: {' '.join(cards) or '-'} | {status(q)}{marker}")
+    return "\n".join(lines)
+
+
+def render_gin_multi(rec: np.void, agents: list[str]) -> str:
+    """A 3- or 4-player Gin Rummy match as text: the match line, then each table's hand as
+    ``render_gin`` shows it (its seats named after the players; all hands shown).
+    """
+    n_p = len(agents)
+    scores = ", ".join(
+        f"{a} {int(rec['scores'][q])} ({int(rec['boxes'][q])} boxes)" for q, a in enumerate(agents)
+    )
+    if n_p == 3:
+        head = f"Gin Rummy, 3 players | {agents[int(rec['dealer'])]} dealt and sits out"
+    else:
+        head = f"Gin Rummy, 4 players (teams 0+2, 1+3) | round {int(rec['round']) + 1}"
+        scores = (
+            f"team {agents[0]}+{agents[2]} {int(rec['scores'][0])} ({int(rec['boxes'][0])} "
+            f"boxes), team {agents[1]}+{agents[3]} {int(rec['scores'][1])} "
+            f"({int(rec['boxes'][1])} boxes)"
+        )
+    lines = [f"{head} | scores: {scores}"]
+    for t in range(rec["boards"].shape[0]):
+        seats = [agents[int(s)] for s in rec["seat"][t]]
+        turn = " (to act)" if int(rec["turn"]) == t and not rec["done"] else ""
+        lines.append(f"-- table {t}: {seats[0]} vs {seats[1]}{turn}")
+        lines.append(render_gin(rec["boards"][t], seats, match=False))
+    if rec["done"] and int(np.abs(rec["settle"]).sum()):
+        lines.append("settlement: " + ", ".join(
+            f"{a} {int(rec['settle'][q]):+d}" for q, a in enumerate(agents)
+        ))  # fmt: skip
     return "\n".join(lines)

@@ -141,24 +141,46 @@ class BatchedGame:
         if dealers is not None:
             for i, d in enumerate(check_list("dealers", dealers, n)):
                 if d is not None:
-                    dl[i] = check_int(f"dealers[{i}]", d, 0, self.num_players - 1)
+                    dl[i] = self.check_dealer(f"dealers[{i}]", d)
         stacked = np.zeros(n, dtype=np.bool_)
         rows: dict[int, np.ndarray] = {}
         if decks is not None:
             for i, deck in enumerate(check_list("decks", decks, n)):
                 if deck is not None:
-                    rows[i] = self._stack(validate_deck(deck, self.deck, f"decks[{i}]"))
+                    rows[i] = self.check_deck(f"decks[{i}]", deck)
                     stacked[i] = True
         # everything is valid: only now touch the records
         if rng is not None:
             self.states["rng"] = rng
         for i, row in rows.items():
-            self.states["deck"][i] = row
+            self._place_deck(i, row)
         obs = np.empty((n, self.obs_size), dtype=np.float32)
         batch.reset_batch(
             self.states, self.cfg, self.tables, dl, stacked, self.masks, obs, write_obs
         )
         return obs
+
+    def check_dealer(self, name: str, dealer: Any) -> int:
+        """The first dealer ``dealer`` (a seat) as the code ``reset_episode`` takes.
+
+        Raises:
+            TypeError: (``ArgumentTypeError``) if it is not an integer.
+            ValueError: if it is not a seat, naming ``name``.
+        """
+        return check_int(name, dealer, 0, self.num_players - 1)
+
+    def check_deck(self, name: str, deck: Any) -> np.ndarray:
+        """A stacked deck (top card first) checked and mapped to the state's encoding.
+
+        Raises:
+            TypeError: (``ArgumentTypeError``) if it is not a list of cards.
+            ValueError: if it is not a full deck of this game, naming ``name``.
+        """
+        return self._stack(validate_deck(deck, self.deck, name))
+
+    def _place_deck(self, i: int, row: np.ndarray) -> None:
+        """Put a checked stacked deck (``check_deck``) into game ``i``'s record."""
+        self.states["deck"][i] = row
 
     def _stack(self, deck: np.ndarray) -> np.ndarray:
         """Map a validated deck (card ids) to the state's card encoding."""

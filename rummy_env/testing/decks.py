@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from rummy_env.core.cards import card_to_str, parse_cards
 
@@ -46,6 +46,70 @@ def gin_deck(
             raise ValueError(f"card {card_to_str(c)} is used twice or is not a Gin card")
         seen.add(c)
     return top + [c for c in range(52) if c not in seen]
+
+
+def gin_deck_3p(
+    hands: Mapping[int, str | Iterable[int | str]],
+    dealer: int,
+    upcard: str | int | None = None,
+    stock: str | Iterable[int | str] = (),
+) -> list[int]:
+    """A stacked deck for 3-player Gin Rummy (``num_players=3``) from the hands by seat.
+
+    ``dealer`` sits out; ``hands`` holds the hands of the two other seats (keys: seats). The seat
+    after the dealer, ``(dealer + 1) % 3``, takes the non-dealer's part (11 cards in the
+    eleven-card deal). Pass the deck with ``reset(options={"deck": ..., "dealer": dealer})``.
+
+    Raises:
+        ValueError: on a dealer that is not a seat, hands of the wrong seats, or the errors of
+            :func:`gin_deck`.
+
+    """
+    if dealer not in (0, 1, 2):
+        raise ValueError(f"dealer must be a seat in 0..2, got {dealer!r}")
+    first, second = (dealer + 1) % 3, (dealer + 2) % 3
+    if set(hands) != {first, second}:
+        raise ValueError(
+            f"with dealer {dealer} the hands are those of seats {first} and {second}, got seats "
+            f"{sorted(hands)}"
+        )
+    return gin_deck(hands[first], hands[second], upcard, stock)
+
+
+def gin_decks_4p(
+    hands: Mapping[int, str | Iterable[int | str]],
+    dealers: Sequence[int],
+    upcards: Sequence[str | int | None] = (None, None),
+    stocks: Sequence[str | Iterable[int | str]] = ((), ()),
+    round_index: int = 0,
+) -> list[list[int]]:
+    """The two stacked decks of a 4-player Gin Rummy round (``num_players=4``) from the hands
+    of seats 0..3.
+
+    Table 0 is ``player_0``'s, table 1 ``player_2``'s; in round ``round_index`` the opponents are
+    as in ``rummy_env.rules.gin_rummy.multi_game.table_pairs``. ``dealers`` names the dealer of
+    each table (a seat at it). Pass the decks with ``reset(options={"deck": decks, "dealer":
+    dealers})`` (round 0).
+
+    Raises:
+        ValueError: on hands not given for the four seats, a dealer not at its table, or the
+            errors of :func:`gin_deck`.
+
+    """
+    from rummy_env.rules.gin_rummy.multi_game import table_pairs
+
+    if set(hands) != {0, 1, 2, 3}:
+        raise ValueError(f"need the hands of seats 0..3, got seats {sorted(hands)}")
+    if len(dealers) != 2:
+        raise ValueError(f"need one dealer per table, got {list(dealers)!r}")
+    decks = []
+    for t, pair in enumerate(table_pairs(round_index)):
+        d = dealers[t]
+        if d not in pair:
+            raise ValueError(f"dealers[{t}] must be a seat at table {t} {pair}, got {d!r}")
+        nd = pair[0] if d == pair[1] else pair[1]
+        decks.append(gin_deck(hands[nd], hands[d], upcards[t], stocks[t]))
+    return decks
 
 
 def joker_deck(

@@ -10,8 +10,17 @@ def spec_sections(doc: str) -> list[str]:
     return re.findall(r"^## (.+)$", doc, re.MULTILINE)
 
 
-def spec_table(doc: str, section: str) -> list[list[str]]:
-    """The body rows (cells stripped) of the first markdown table in a ``## section``."""
+def spec_table(doc: str, section: str, index: int = 0) -> list[list[str]]:
+    """The body rows (cells stripped) of markdown table ``index`` (0: the first) in a
+    ``## section``.
+    """
     body = doc.split(f"## {section}", 1)[1].split("\n## ", 1)[0]
-    rows = [ln for ln in body.splitlines() if ln.startswith("|") and not set(ln) <= set("|- ")]
+    tables: list[list[str]] = [[]]
+    for ln in body.splitlines():
+        if ln.startswith("|"):
+            tables[-1].append(ln)
+        elif tables[-1]:
+            tables.append([])
+    tables = [t for t in tables if t]
+    rows = [ln for ln in tables[index] if not set(ln) <= set("|- ")]
     return [[c.strip() for c in r.strip("|").split("|")] for r in rows[1:]]

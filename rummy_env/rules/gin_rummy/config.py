@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -27,8 +29,11 @@ class GinRummyConfig(RuleOptions):
         game_bonus: bonus to the match winner.
         shutout: ``"bonus_200"`` doubles the game bonus when the loser scored nothing;
             ``"double_total"`` doubles the winner's final total instead.
-        target: cumulative score that ends a match (100; Oklahoma usually 150).
-        next_dealer: dealer of the next hand: ``"loser"`` | ``"winner"`` | ``"alternate"``.
+        target: cumulative score that ends a match; ``None`` (default) means 100, or 125 with
+            4 players (Oklahoma usually 150).
+        next_dealer: dealer of the next hand: ``"loser"`` | ``"winner"`` | ``"alternate"``
+            (2 players; with 3 and 4 players RULES.md §1.10 fixes the dealers, so it must be
+            ``"loser"``).
         eleven_card_deal: non-dealer gets 11 cards, no upcard; its first move is a discard.
         allow_discard_of_drawn_upcard: a card just taken from the pile may be discarded again.
         fiftieth_card_action: after the discard that leaves 2 stock cards, the other player may
@@ -44,7 +49,8 @@ class GinRummyConfig(RuleOptions):
         max_steps: truncate an episode after this many decisions (``None``: never).
         max_pile_draws: after this many draws from the discard pile in a hand, players must draw
             from the stock (so every hand ends; OpenSpiel uses the same limit of 50).
-        num_players: 2 (3 and 4 players, RULES §1.10, are not implemented yet).
+        num_players: 2, 3 (the dealer sits out) or 4 (two partnerships at two tables);
+            RULES.md §1.10. Every other option applies to each 2-player hand played.
 
     """
 
@@ -54,7 +60,7 @@ class GinRummyConfig(RuleOptions):
     box_bonus: int = 20
     game_bonus: int = 100
     shutout: str = "bonus_200"
-    target: int = 100
+    target: int | None = None
     next_dealer: str = "loser"
     eleven_card_deal: bool = False
     allow_discard_of_drawn_upcard: bool = False
@@ -73,11 +79,16 @@ class GinRummyConfig(RuleOptions):
 
     def __post_init__(self) -> None:
         _int, _choice, _bool = self._check_int, self._check_choice, self._check_bool
+        check_int("num_players", self.num_players, 2, 4)  # first: the target default needs it
         _int("knock_limit", 0, 100)
         _int("gin_bonus", 0, 1000)
         _int("undercut_bonus", 0, 1000)
         _int("box_bonus", 0, 1000)
         _int("game_bonus", 0, 10000)
+        if self.target is None:
+            # resolved here so that ``config.target`` is always the number in force
+            object.__setattr__(self, "target", 125 if self.num_players == 4 else 100)
+            object.__setattr__(self, "_target_by_players", True)
         _int("target", 1, 100000)
         _choice("shutout", SHUTOUT)
         _choice("next_dealer", NEXT_DEALER)
@@ -96,11 +107,11 @@ class GinRummyConfig(RuleOptions):
         if self.max_steps is not None:
             _int("max_steps", 1, 10**9)
         _int("max_pile_draws", 0, 10**6)
-        check_int("num_players", self.num_players)  # a type error first: 2.0 is no seat count
-        if self.num_players != 2:
+        if self.num_players != 2 and self.next_dealer != "loser":
             raise ValueError(
-                f"num_players={self.num_players!r}: only 2-player Gin Rummy is implemented "
-                "(3 and 4 players, RULES.md §1.10, are planned)"
+                f"next_dealer={self.next_dealer!r} needs num_players=2: with 3 and 4 players the "
+                "dealers follow RULES.md §1.10 (3: the loser deals; 4: the team that did not "
+                "score deals), so next_dealer must be 'loser'"
             )
         if self.oklahoma and self.eleven_card_deal:
             raise ValueError(
@@ -112,12 +123,41 @@ class GinRummyConfig(RuleOptions):
         if self.oklahoma_extra_boxes and not self.oklahoma:
             raise ValueError("oklahoma_extra_boxes requires oklahoma=True")
 
+    def replace(self, **kwargs: Any) -> GinRummyConfig:
+        """A copy with some options changed (validated); a target that came from the seat
+        count follows a new ``num_players``.
+        """
+        if getattr(self, "_target_by_players", False) and "target" not in kwargs:
+            kwargs["target"] = None
+        return dataclasses.replace(self, **kwargs)
+
+    def hand_config(self) -> GinRummyConfig:
+        """The 2-player options of the hands played inside a 3- or 4-player match (one hand
+        per episode, raw points): what a 2-player agent seated at one table plays by.
+        """
+        return dataclasses.replace(
+            self, num_players=2, episode="hand", reward="raw", max_steps=None,
+            next_dealer="loser", target=self.target,
+        )  # fmt: skip
+
     def hand_score_scale(self) -> int:
         """Largest possible hand score: bonus plus 100 deadwood points, doubled on spades."""
         return (max(self.gin_bonus, self.undercut_bonus) + 100) * (2 if self.oklahoma else 1)
 
     def to_array(self) -> np.ndarray:
-        """The options as the int64 vector the compiled kernels read (indices in ``CFG``)."""
+        """The options as the int64 vector the compiled kernels read (indices in ``CFG``).
+
+        With 3 and 4 players the first ``CFG.SIZE`` entries are those of the 2-player hands
+        (``hand_config``: the tables' kernels read them) and the match options follow (``MP``).
+        """
+        if self.num_players != 2:
+            a = np.zeros(MP.SIZE, dtype=np.int64)
+            a[: CFG.SIZE] = self.hand_config().to_array()
+            a[MP.PLAYERS] = self.num_players
+            a[MP.MATCH] = self.episode == "match"
+            a[MP.NORMALIZED] = self.reward == "normalized"
+            a[MP.MAX_STEPS] = self.max_steps if self.max_steps is not None else 0
+            return a
         a = np.zeros(CFG.SIZE, dtype=np.int64)
         a[CFG.KNOCK_LIMIT] = self.knock_limit
         a[CFG.GIN_BONUS] = self.gin_bonus
@@ -166,3 +206,13 @@ class CFG:
     SCORE_SCALE = 18
     MAX_PILE_DRAWS = 19
     SIZE = 20
+
+
+class MP:
+    """Indices of the match options after the hand options (3 and 4 players)."""
+
+    PLAYERS = CFG.SIZE
+    MATCH = CFG.SIZE + 1
+    NORMALIZED = CFG.SIZE + 2
+    MAX_STEPS = CFG.SIZE + 3
+    SIZE = CFG.SIZE + 4

@@ -62,14 +62,7 @@ class GinRummyGame(BatchedGame):
         """Cards whose place ``player`` cannot know in game ``i``: the opponent's cards not
         publicly known to be held, the stock, and a knocker's face-down discard.
         """
-        s = self.states[i]
-        o = 1 - player
-        opp = int(s["hands"][o]) & ~int(s["known"][o])
-        out = [c for c in range(52) if opp >> c & 1]
-        out += [int(c) for c in s["deck"][int(s["deck_pos"]) :]]
-        if int(s["knocker"]) == o and int(s["knock_card"]) >= 0:
-            out.append(int(s["knock_card"]))
-        return sorted(out)
+        return hidden_cards(self.states[i], player)
 
     def sample_worlds(
         self, i: int, player: int, n: int, seed: int | np.random.Generator | None = None
@@ -84,30 +77,8 @@ class GinRummyGame(BatchedGame):
         check_sample_worlds(self, i, player, n, seed)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         worlds = GinRummyGame(self.config, n)
-        src = self.states[i]
-        worlds.states[:] = src
-        s = self.states[i]
-        o = 1 - player
-        opp_hidden = int(s["hands"][o]) & ~int(s["known"][o])
-        n_opp = bin(opp_hidden).count("1")
-        pos = int(s["deck_pos"])
-        face_down = int(s["knocker"]) == o and int(s["knock_card"]) >= 0
-        pool = np.array(self.hidden_cards(i, player), dtype=np.int64)
-        for w in range(n):
-            perm = rng.permutation(pool)
-            hand = int(s["hands"][o]) & ~opp_hidden
-            for c in perm[:n_opp]:
-                hand |= 1 << int(c)
-            worlds.states["hands"][w, o] = np.uint64(hand)
-            k = n_opp
-            if face_down:
-                worlds.states["knock_card"][w] = perm[k]
-                k += 1
-            worlds.states["deck"][w, pos:] = perm[k:]
-            # the cards dealt before the stock are never read again; shuffled, they keep no
-            # trace of the real deal order
-            dealt = np.setdiff1d(np.arange(52), perm[k:])
-            worlds.states["deck"][w, :pos] = rng.permutation(dealt)
+        worlds.states[:] = self.states[i]
+        resample_hidden(self.states[i], player, worlds.states, rng)
         worlds.states["rng"] = rng.integers(0, 2**63, size=n, dtype=np.uint64)
         worlds.refresh_masks()
         return worlds
@@ -115,76 +86,123 @@ class GinRummyGame(BatchedGame):
     # -- explanations -----------------------------------------------------------------------
     def explain_illegal(self, i: int, a: int) -> str:
         """Why action ``a`` is not legal now in game ``i`` (for error messages)."""
-        s = self.states[i]
-        name = E.action_name(a)
-        if not 0 <= a < self.num_actions:
-            extra = (
-                " (manual-meld actions need auto_meld=False)"
-                if 0 <= a < E.NUM_ACTIONS_MANUAL
-                else ""
-            )
-            return f"action {a} is out of range 0..{self.num_actions - 1}{extra}"
-        if s["done"]:
-            return f"{name}: the episode is over; call reset()"
-        ph = int(s["phase"])
-        phase = E.PHASE_NAMES[ph]
-        hand = int(s["hands"][int(s["cur"])])
-        lim = int(s["knock_limit"])
+        return explain_illegal(self.states[i], self.config, self.num_actions, a)
 
-        def card_in_hand(c: int) -> bool:
-            return bool(hand >> c & 1)
 
-        prefix = f"{name} is illegal in phase {phase!r}"
-        if ph in (E.PH_UPCARD, E.PH_FIFTY_OFFER):
-            return f"{prefix}: only TAKE_DISCARD or PASS may be chosen"
-        if ph == E.PH_DRAW:
-            if a == E.TAKE_DISCARD and s["forced_stock"]:
-                return f"{prefix}: both players passed the upcard, the non-dealer must draw stock"
-            if a == E.TAKE_DISCARD and int(s["pile_draws"]) >= self.config.max_pile_draws:
-                return f"{prefix}: {self.config.max_pile_draws} pile draws this hand; draw stock"
-            return f"{prefix}: draw from the stock or take the top discard first"
-        if ph in (E.PH_DISCARD, E.PH_FIFTY_KNOCK):
-            if E.DISCARD_BASE <= a < E.MELD_BASE:
-                knock = a >= E.KNOCK_BASE
-                c = a - (E.KNOCK_BASE if knock else E.DISCARD_BASE)
-                if not card_in_hand(c):
-                    return f"{prefix}: {card_to_str(c)} is not in the hand"
-                if ph == E.PH_FIFTY_KNOCK and not knock:
-                    return f"{prefix}: the 50th card may be taken only to knock"
-                if c == s["taken"] and not self.config.allow_discard_of_drawn_upcard:
-                    return (
-                        f"{prefix}: {card_to_str(c)} was just taken from the discard pile and "
-                        "may not be discarded this turn"
-                    )
-                if knock:
-                    dw = int(K.mindw_check(np.uint64(hand & ~(1 << c)), K.TABLES))
-                    return f"{prefix}: deadwood after discarding it is {dw} > knock limit {lim}"
-            return f"{prefix}: discard a card (DISCARD[c]) or knock (KNOCK[c])"
-        if ph in (E.PH_KNOCKER_MELD, E.PH_DEFENDER_MELD):
-            if E.MELD_BASE <= a < E.LAYOFF_BASE:
-                m = int(GIN_MELD_MASKS[a - E.MELD_BASE])
-                if m & hand != m:
-                    return f"{prefix}: the hand does not hold all cards of the meld"
-                if int(s["n_melds"][int(s["cur"])]) >= E.MAX_MELD_SLOTS:
-                    return f"{prefix}: all {E.MAX_MELD_SLOTS} meld slots are used"
-                dw = int(K.mindw_check(np.uint64(hand & ~m), K.TABLES))
+def hidden_cards(s: np.void, player: int) -> list[int]:
+    """Cards of a 2-player hand record whose place ``player`` (table-local; -1: someone
+    watching, who sees no hand) cannot know: the hands' cards not publicly known to be held,
+    the stock, and a knocker's face-down discard.
+    """
+    out: list[int] = []
+    for o in range(2):
+        if o == player:
+            continue
+        opp = int(s["hands"][o]) & ~int(s["known"][o])
+        out += [c for c in range(52) if opp >> c & 1]
+        if int(s["knocker"]) == o and int(s["knock_card"]) >= 0:
+            out.append(int(s["knock_card"]))
+    out += [int(c) for c in s["deck"][int(s["deck_pos"]) :]]
+    return sorted(out)
+
+
+def resample_hidden(s: np.void, player: int, worlds: np.ndarray, rng: np.random.Generator) -> None:
+    """Deal the cards of 2-player hand record ``s`` that ``player`` cannot see (``hidden_cards``)
+    anew into each record of ``worlds`` (copies of ``s``): the hands keep their sizes and
+    publicly known cards, a face-down knock discard and the stock are refilled, and the cards
+    dealt before the stock are shuffled so that they keep no trace of the real deal order.
+    """
+    others = [o for o in range(2) if o != player]
+    hidden = [int(s["hands"][o]) & ~int(s["known"][o]) for o in others]
+    counts = [bin(h).count("1") for h in hidden]
+    pos = int(s["deck_pos"])
+    kc = int(s["knock_card"])
+    face_down = kc >= 0 and int(s["knocker"]) in others
+    pool = np.array(hidden_cards(s, player), dtype=np.int64)
+    for w in range(len(worlds)):
+        perm = rng.permutation(pool)
+        k = 0
+        for o, h, n in zip(others, hidden, counts, strict=True):
+            hand = int(s["hands"][o]) & ~h
+            for c in perm[k : k + n]:
+                hand |= 1 << int(c)
+            worlds["hands"][w, o] = np.uint64(hand)
+            k += n
+        if face_down:
+            worlds["knock_card"][w] = perm[k]
+            k += 1
+        worlds["deck"][w, pos:] = perm[k:]
+        dealt = np.setdiff1d(np.arange(52), perm[k:])
+        worlds["deck"][w, :pos] = rng.permutation(dealt)
+
+
+def explain_illegal(s: np.void, config: GinRummyConfig, num_actions: int, a: int) -> str:
+    """Why action ``a`` is not legal now in 2-player hand record ``s`` (for error messages)."""
+    name = E.action_name(a)
+    if not 0 <= a < num_actions:
+        extra = (
+            " (manual-meld actions need auto_meld=False)" if 0 <= a < E.NUM_ACTIONS_MANUAL else ""
+        )
+        return f"action {a} is out of range 0..{num_actions - 1}{extra}"
+    if s["done"]:
+        return f"{name}: the episode is over; call reset()"
+    ph = int(s["phase"])
+    phase = E.PHASE_NAMES[ph]
+    hand = int(s["hands"][int(s["cur"])])
+    lim = int(s["knock_limit"])
+
+    def card_in_hand(c: int) -> bool:
+        return bool(hand >> c & 1)
+
+    prefix = f"{name} is illegal in phase {phase!r}"
+    if ph in (E.PH_UPCARD, E.PH_FIFTY_OFFER):
+        return f"{prefix}: only TAKE_DISCARD or PASS may be chosen"
+    if ph == E.PH_DRAW:
+        if a == E.TAKE_DISCARD and s["forced_stock"]:
+            return f"{prefix}: both players passed the upcard, the non-dealer must draw stock"
+        if a == E.TAKE_DISCARD and int(s["pile_draws"]) >= config.max_pile_draws:
+            return f"{prefix}: {config.max_pile_draws} pile draws this hand; draw stock"
+        return f"{prefix}: draw from the stock or take the top discard first"
+    if ph in (E.PH_DISCARD, E.PH_FIFTY_KNOCK):
+        if E.DISCARD_BASE <= a < E.MELD_BASE:
+            knock = a >= E.KNOCK_BASE
+            c = a - (E.KNOCK_BASE if knock else E.DISCARD_BASE)
+            if not card_in_hand(c):
+                return f"{prefix}: {card_to_str(c)} is not in the hand"
+            if ph == E.PH_FIFTY_KNOCK and not knock:
+                return f"{prefix}: the 50th card may be taken only to knock"
+            if c == s["taken"] and not config.allow_discard_of_drawn_upcard:
                 return (
-                    f"{prefix}: the rest of the hand would keep {dw} deadwood > knock limit {lim}"
+                    f"{prefix}: {card_to_str(c)} was just taken from the discard pile and "
+                    "may not be discarded this turn"
                 )
-            if a == E.END_MELDING:
-                left = cards_to_str(c for c in range(52) if hand >> c & 1)
-                return f"{prefix}: unmelded cards ({left}) exceed the knock limit {lim}"
-            if E.LAYOFF_BASE <= a < E.END_MELDING:
-                if ph == E.PH_KNOCKER_MELD:
-                    return f"{prefix}: the knocker never lays off"
-                if s["gin"]:
-                    return f"{prefix}: no lay-offs on a gin hand"
-                c = (a - E.LAYOFF_BASE) // E.MAX_MELD_SLOTS
-                if not card_in_hand(c):
-                    return f"{prefix}: {card_to_str(c)} is not in the hand"
-                return f"{prefix}: {card_to_str(c)} does not fit that meld slot"
-            return f"{prefix}: declare melds (MELD[t]), lay off (LAYOFF) or END_MELDING"
-        return f"{prefix}"
+            if knock:
+                dw = int(K.mindw_check(np.uint64(hand & ~(1 << c)), K.TABLES))
+                return f"{prefix}: deadwood after discarding it is {dw} > knock limit {lim}"
+        return f"{prefix}: discard a card (DISCARD[c]) or knock (KNOCK[c])"
+    if ph in (E.PH_KNOCKER_MELD, E.PH_DEFENDER_MELD):
+        if E.MELD_BASE <= a < E.LAYOFF_BASE:
+            m = int(GIN_MELD_MASKS[a - E.MELD_BASE])
+            if m & hand != m:
+                return f"{prefix}: the hand does not hold all cards of the meld"
+            if int(s["n_melds"][int(s["cur"])]) >= E.MAX_MELD_SLOTS:
+                return f"{prefix}: all {E.MAX_MELD_SLOTS} meld slots are used"
+            dw = int(K.mindw_check(np.uint64(hand & ~m), K.TABLES))
+            return f"{prefix}: the rest of the hand would keep {dw} deadwood > knock limit {lim}"
+        if a == E.END_MELDING:
+            left = cards_to_str(c for c in range(52) if hand >> c & 1)
+            return f"{prefix}: unmelded cards ({left}) exceed the knock limit {lim}"
+        if E.LAYOFF_BASE <= a < E.END_MELDING:
+            if ph == E.PH_KNOCKER_MELD:
+                return f"{prefix}: the knocker never lays off"
+            if s["gin"]:
+                return f"{prefix}: no lay-offs on a gin hand"
+            c = (a - E.LAYOFF_BASE) // E.MAX_MELD_SLOTS
+            if not card_in_hand(c):
+                return f"{prefix}: {card_to_str(c)} is not in the hand"
+            return f"{prefix}: {card_to_str(c)} does not fit that meld slot"
+        return f"{prefix}: declare melds (MELD[t]), lay off (LAYOFF) or END_MELDING"
+    return f"{prefix}"
 
 
 assert NUM_GIN_MELDS == E.LAYOFF_BASE - E.MELD_BASE
