@@ -18,6 +18,7 @@ from rummy_agents.gin_rummy_rules import (  # noqa: E402
     GinRummySimpleAgent,
 )
 from rummy_agents.random_agent import RandomAgent  # noqa: E402
+from rummy_agents.table_seat import TableSeatAgent  # noqa: E402
 
 __all__ = [
     "Agent",
@@ -26,6 +27,7 @@ __all__ = [
     "GinRummySimpleAgent",
     "RandomAgent",
     "SeatView",
+    "TableSeatAgent",
     "agent_spec",
     "make_agent",
 ]

@@ -118,6 +118,10 @@ def _register_builtin() -> None:
             "eleven_card_deal": {"eleven_card_deal": True},
             "fiftieth_card_action": {"fiftieth_card_action": True},
             "manual_melds": {"auto_meld": False},
+            "3_players": {"num_players": 3},
+            "4_players": {"num_players": 4},
+            "3_players_match": {"num_players": 3, "episode": "match"},
+            "4_players_match": {"num_players": 4, "episode": "match"},
         },
     )
     register_simulator(

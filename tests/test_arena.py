@@ -313,3 +313,49 @@ def test_report_wording_follows_the_game_and_the_table_size():
     draws, margin = _draws_and_margin("rummy51", 2)
     assert "stock ran out" in draws and "B's penalty - A's penalty" in margin
     assert "mean penalty" in _draws_and_margin("rummy51", 3)[1]
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_gin_rummy_for_three_and_four_players_with_duplicate_deals(players):
+    """3 and 4 players: both legs deal the same cards to the same seats (one deck per table
+    with 4 players), A's seats alternate (4 players: teams A+A against B+B, then exchanged),
+    and the 2-player agents play the hands they sit in."""
+    env = make_env("gin_rummy", {"num_players": players})
+    seen = []
+
+    class Spy:
+        def __init__(self, name, seed):
+            self.name = name
+            self.inner = make_agent(name.removeprefix("spy_"), seed, game="gin_rummy")
+            seen.append(self)
+
+        def act(self, obs, view: SeatView):
+            # a 2-player agent sees the 2-player observation and its table's view
+            assert obs["observation"].shape == (225,)
+            assert view.config.num_players == 2 and view.seat in (0, 1)
+            return self.inner.act(obs, view)
+
+    seed = deal_seed(5, 0)
+    seeds = [[agent_seed(5, 0, 0, leg, s) for s in range(4)] for leg in (0, 1)]
+    recs = play_deal(env, Spy, ("spy_simple", "spy_random"), seed, seeds, 100_000)
+    assert recs[0]["deal_id"] == recs[1]["deal_id"] != ""
+    want = ["0 2", "1 3"] if players == 4 else ["0 2", "1"]
+    assert [r["a_seats"] for r in recs] == want
+    for r in recs:  # zero-sum over the seats
+        n_a = len(r["a_seats"].split())
+        assert n_a * r["return_a"] + (players - n_a) * r["return_b"] == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_every_gin_baseline_plays_three_and_four_players(players):
+    agents = ("random", "novice", "simple", "planner", "openspiel", "ismcts@iterations=8",
+              "ppo@checkpoint=results/ppo_gin_rummy.pt")  # fmt: skip
+    pytest.importorskip("torch")
+    spec = ArenaSpec(game="gin_rummy", agents=agents, deals=1, seed=2,
+                     options={"num_players": players}, bootstrap=0)  # fmt: skip
+    r = run_arena(spec, progress=False)
+    assert len(r.records) == 2 * len(r.pairs) == 2 * 21
+    text = "\n".join(notes(r))
+    assert "2-player hands" in text
+    if players == 4:
+        assert "teams (A, A) against (B, B)" in text

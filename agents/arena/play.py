@@ -30,6 +30,7 @@ import numpy as np
 
 import rummy_env
 from rummy_agents.base import SeatView
+from rummy_agents.table_seat import seat_at_tables
 
 OUTCOME_UNKNOWN = "unknown"
 OUTCOME_TRUNCATED = "truncated"
@@ -48,7 +49,11 @@ def deal_fingerprint(env: Any) -> tuple[str, int]:
     """
     rec = getattr(env.unwrapped, "state_record", None)
     try:
-        deck = np.asarray(rec["deck"]).astype(np.int16).tobytes()
+        if "boards" in rec.dtype.names:  # 3-, 4-player Gin Rummy: a deck per table
+            deck = np.asarray(rec["boards"]["deck"]).astype(np.int16).tobytes()
+            deck += np.asarray(rec["table_dealer"]).astype(np.int16).tobytes()
+        else:
+            deck = np.asarray(rec["deck"]).astype(np.int16).tobytes()
         dealer = int(rec["dealer"])
     except (TypeError, KeyError, ValueError, IndexError):
         return "", -1
@@ -76,6 +81,9 @@ def play_game(env: Any, agents: Sequence[Any], seed: int, max_decisions: int) ->
     deal_id, dealer = deal_fingerprint(env)
     names = list(env.possible_agents)
     views = {a: SeatView(env, a) for a in names}
+    if views[names[0]].plays_tables:
+        # 3-, 4-player Gin Rummy: each agent plays the 2-player hand its seat sits in
+        agents = [seat_at_tables(a) for a in agents]
     seat_agent = dict(zip(names, agents, strict=True))
     returns = dict.fromkeys(names, 0.0)
     decisions = 0

@@ -111,6 +111,10 @@ def notes(result: ArenaResult) -> list[str]:
     seats = "seats exchanged"
     if players > 2:
         seats = f"{players} players, seats alternating A, B, A, ... then B, A, B, ..."
+    if players == 4 and s.game == "gin_rummy":
+        seats = "4 players: teams (A, A) against (B, B), then the teams exchange seats"
+    if players > 2 and s.game == "gin_rummy":
+        seats += "; every agent plays the 2-player hands its seat sits in"
     draws, margin = _draws_and_margin(s.game, players)
     out = [
         f"game {s.game} ({opts}); {s.deals} duplicate deals per pair (2 games each, {seats}, "
