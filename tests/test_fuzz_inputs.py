@@ -30,11 +30,18 @@ from rummy_env.encodings import gin_rummy as gin_enc
 
 MODULES = {
     "gin_rummy": gin_rummy_v0,
+    "gin_rummy_3p": gin_rummy_v0,
+    "gin_rummy_4p": gin_rummy_v0,
     "five_hundred_rum": five_hundred_rum_v1,
     "rummy51": rummy51_v1,
 }
+BASE_OPTIONS: dict[str, dict[str, Any]] = {
+    "gin_rummy_3p": {"num_players": 3},
+    "gin_rummy_4p": {"num_players": 4},
+}
+"""Cases that are one game with other options: Gin Rummy for 3 and 4 players."""
 GAMES = list(MODULES)
-MAX_EXAMPLES = 100  # per entry point and game: 10 entry points x 3 games x 100 = 3,000 cases
+MAX_EXAMPLES = 100  # per entry point and case: 10 entry points x 5 cases x 100 = 5,000 cases
 SMALL = 64  # largest valid batch the fuzzing builds (bigger valid sizes only cost memory)
 FUZZ = settings(
     max_examples=MAX_EXAMPLES,
@@ -77,10 +84,15 @@ JUNK = st.tuples(SCALARS | LISTS | DICTS | ARRAYS).map(lambda t: t[0])
 _ENVS: dict[tuple[str, str], Any] = {}
 
 
+def name_of(game: str) -> str:
+    """The game's name in ``rummy_env`` (a case of Gin Rummy with options is Gin Rummy)."""
+    return "gin_rummy" if game.startswith("gin_rummy") else game
+
+
 def aec(game: str, key: str = "", **options: Any) -> Any:
     """One raw env per (game, key), reset once, reused across the cases of an entry point."""
     if (game, key) not in _ENVS:
-        env = MODULES[game].raw_env(**options)
+        env = MODULES[game].raw_env(**BASE_OPTIONS.get(game, {}), **options)
         env.reset(seed=0)
         _ENVS[game, key] = env
     return _ENVS[game, key]
@@ -89,7 +101,7 @@ def aec(game: str, key: str = "", **options: Any) -> Any:
 def vec(game: str) -> Any:
     """One reset vector env of 3 games per game."""
     if (game, "vec") not in _ENVS:
-        venv = rummy_env.make_vec(game, 3, seed=0)
+        venv = rummy_env.make_vec(name_of(game), 3, seed=0, **BASE_OPTIONS.get(game, {}))
         venv.reset()
         _ENVS[game, "vec"] = venv
     return _ENVS[game, "vec"]
@@ -205,6 +217,7 @@ def test_fuzz_raw_env_options(game: str, data: st.DataObject) -> None:
     options = data.draw(
         st.just({}) | st.dictionaries(keys, values, min_size=1, max_size=3), label="options"
     )
+    options = {**BASE_OPTIONS.get(game, {}), **options}
     ok, env = attempt(
         f"{game}.raw_env(**options)",
         game,
@@ -231,7 +244,19 @@ def _decks(game: str) -> st.SearchStrategy[Any]:
     spoiled = st.builds(spoil, valid, st.integers(0, 200), SCALARS | LISTS)
     short = valid.map(lambda d: d[:-1])
     arrays = valid.map(lambda d: np.array(d, dtype=np.int8))
-    return valid | jokers_53 | text | spoiled | short | arrays | JUNK
+    one = valid | jokers_53 | text | spoiled | short | arrays
+    if game == "gin_rummy_4p":  # a deck per table
+        two = st.lists(valid | text | arrays, min_size=2, max_size=2)
+        return two | st.lists(one | JUNK, min_size=1, max_size=3) | one | JUNK
+    return one | JUNK
+
+
+def _dealers(game: str, p: int) -> st.SearchStrategy[Any]:
+    """First dealers: seats (4-player Gin: a pair of seats, one per table), near misses, junk."""
+    if game == "gin_rummy_4p":
+        pairs = st.tuples(st.integers(-1, 4), st.integers(-1, 4)).map(list)
+        return pairs | st.lists(st.integers(0, 3) | JUNK, max_size=3) | st.integers(-1, p) | JUNK
+    return st.integers(-1, p) | JUNK
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -247,7 +272,7 @@ def test_fuzz_reset(game: str, data: st.DataObject) -> None:
             {},
             optional={
                 "deck": _decks(game),
-                "dealer": st.integers(-1, p) | JUNK,
+                "dealer": _dealers(game, p),
                 "other": JUNK,
             },
         )
@@ -282,7 +307,8 @@ def test_fuzz_step(game: str, data: st.DataObject) -> None:
     if is_int(action) or isinstance(action, np.ndarray) and action.shape == ():
         # an illegal action is named by its name: "DISCARD[Qs] is illegal in phase ..."
         a = int(action)
-        names.append(gin_enc.action_name(a) if game == "gin_rummy" else env.layout.action_name(a))
+        gin = name_of(game) == "gin_rummy"
+        names.append(gin_enc.action_name(a) if gin else env.layout.action_name(a))
     attempt(
         f"{game}.step(action)", game, lambda: env.step(action), names, lambda: aec_snapshot(env)
     )
@@ -334,7 +360,9 @@ def test_fuzz_sample_worlds(game: str, data: st.DataObject) -> None:
 @given(data=st.data())
 def test_fuzz_make_vec(game: str, data: st.DataObject) -> None:
     names, values = option_values(game)
-    name = data.draw(st.just(game) | st.sampled_from(GAMES) | JUNK, label="name")
+    name = data.draw(
+        st.just(name_of(game)) | st.sampled_from([*map(name_of, GAMES), game]) | JUNK, label="name"
+    )
     num_envs = data.draw(st.integers(1, 4) | JUNK, label="num_envs")
     assume(not (is_int(num_envs) and num_envs > SMALL))
     seed = data.draw(
@@ -344,6 +372,7 @@ def test_fuzz_make_vec(game: str, data: st.DataObject) -> None:
     options = data.draw(
         st.just({}) | st.dictionaries(keys, values, min_size=1, max_size=2), label="options"
     )
+    options = {**BASE_OPTIONS.get(game, {}), **options}
     ok, venv = attempt(
         f"{game}.make_vec(name, num_envs, seed, **options)",
         game,
@@ -365,7 +394,7 @@ def test_fuzz_vec_reset(game: str, data: st.DataObject) -> None:
     per_game = st.lists(st.integers(0, 2**64) | SCALARS, min_size=2, max_size=4)
     seed = data.draw(st.integers(0, 2**64) | per_game | JUNK, label="seed")
     decks = st.lists(st.none() | _decks(game), min_size=2, max_size=4)
-    dealers = st.lists(st.none() | st.integers(-1, p) | SCALARS, min_size=2, max_size=4)
+    dealers = st.lists(st.none() | _dealers(game, p) | SCALARS, min_size=2, max_size=4)
     options = data.draw(
         st.fixed_dictionaries(
             {}, optional={"decks": decks | JUNK, "dealers": dealers | JUNK, "other": JUNK}
@@ -424,3 +453,57 @@ def test_every_entry_point_was_fuzzed() -> None:
         pytest.skip("run with the fuzz tests of this module")
     for e in entries:
         assert COUNTS[e, "accepted"] + COUNTS[e, "refused"] >= MAX_EXAMPLES // 2, e
+
+
+# -- the agents side and the single-agent wrapper --------------------------------------------
+@FUZZ
+@given(data=st.data())
+def test_fuzz_single_agent_env_arguments(data: st.DataObject) -> None:
+    from rummy_env.wrappers import RummySingleAgentEnv
+
+    game = data.draw(st.sampled_from(GAMES), label="game")
+    players = {"num_players": 4} if game == "gin_rummy_4p" else {}
+    opponents = data.draw(st.none() | JUNK, label="opponents")
+    seat = data.draw(st.none() | st.integers(-1, 5) | JUNK, label="learner_seat")
+    features = data.draw(st.none() | JUNK, label="features")
+    ok, env = attempt(
+        "RummySingleAgentEnv(game, opponents, learner_seat, features)",
+        game,
+        lambda: RummySingleAgentEnv(
+            name_of(game), opponents=opponents, learner_seat=seat, features=features, **players
+        ),
+        ["opponents", "learner_seat", "features", "need"],
+    )
+    if ok:
+        obs, _ = env.reset(seed=0)
+        assert env.observation_space.contains(obs)
+
+
+@FUZZ
+@given(data=st.data())
+def test_fuzz_agent_registry_and_features(data: st.DataObject) -> None:
+    from rummy_agents import agent_spec
+    from rummy_agents.features import FeatureSet
+
+    names = ["random", "simple", "greedy", "ppo", "ismcts@iterations=5", "simple@x", "nope"]
+    name = data.draw(st.sampled_from(names) | STRINGS, label="name")
+    game = data.draw(st.none() | st.sampled_from([*map(name_of, GAMES), "chess"]), label="game")
+    attempt("agent_spec(name, game)", "agents", lambda: agent_spec(name, game),
+            ["agent", "game", name])  # fmt: skip
+    game = data.draw(st.sampled_from([*map(name_of, GAMES), "chess"]) | JUNK, label="game")
+    pieces = data.draw(st.sampled_from(["none", "gin", "deadwood", "joker_cards"]) | STRINGS,
+                       label="features")  # fmt: skip
+    attempt("FeatureSet(game, features)", "agents", lambda: FeatureSet(game, pieces),
+            ["game", "features", "piece"])  # fmt: skip
+
+
+def test_table_views_refuse_the_seat_sitting_out() -> None:
+    from rummy_env.envs.view import SeatView
+
+    env = gin_rummy_v0.raw_env(num_players=3)
+    env.reset(seed=0)
+    out = f"player_{int(env.state_record['dealer'])}"
+    with pytest.raises(ValueError, match="sits out"):
+        SeatView(env, out).table_view()
+    with pytest.raises(ValueError, match="sits out"):
+        env.game.table_game(0, int(env.state_record["dealer"]))

@@ -55,3 +55,22 @@ def test_arguments_table_matches_config_fields_and_defaults():
     assert [r[0] for r in rows] == list(fields)
     for name, default, _ in rows:
         assert default == str(fields[name]), name
+
+
+def test_three_and_four_player_observation_tables_match_pieces():
+    for index, players in ((1, 3), (2, 4)):
+        rows = spec_table(DOC, "Observation", index)
+        two = len(E.observation_pieces(True))
+        extra = E.observation_pieces(True, players)[two:]
+        manual = E.observation_pieces(False, players)[two + 1 :]
+        names = [p.name for p in manual]
+        assert [r[0] for r in rows] == names, players
+        for r in rows:
+            auto = {p.name: p for p in extra}.get(r[0])
+            man = {p.name: p for p in manual}[r[0]]
+            if auto is not None:
+                assert (int(r[1]), int(r[2])) == (auto.offset, auto.size), r[0]
+            else:  # manual melds only: the offset is given without the melds piece
+                assert (int(r[1]) + 312, int(r[2])) == (man.offset, man.size), r[0]
+        for auto_meld in (True, False):
+            assert f"({E.observation_size(auto_meld, players)},)" in DOC

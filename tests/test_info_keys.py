@@ -12,6 +12,8 @@ import rummy_env
 CASES = [
     ("gin_rummy", {}),
     ("gin_rummy", {"episode": "match", "target": 40}),
+    ("gin_rummy", {"num_players": 3, "episode": "match", "target": 20}),
+    ("gin_rummy", {"num_players": 4}),
     ("five_hundred_rum", {"num_players": 3}),
     ("five_hundred_rum", {"episode": "game", "target": 100}),
     ("rummy51", {}),

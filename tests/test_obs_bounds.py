@@ -22,6 +22,7 @@ GIN = st.fixed_dictionaries(
         "reward": st.sampled_from(["raw", "normalized"]),
         "fiftieth_card_action": st.booleans(),
         "knock_limit": st.sampled_from([0, 10, 100]),
+        "num_players": st.sampled_from([2, 3, 4]),
     },
 )
 # player counts whose state layouts the rest of the suite compiles too (each count is a numba

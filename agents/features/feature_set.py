@@ -113,7 +113,7 @@ class FeatureSet:
         *,
         layout: Any = None,
     ) -> None:
-        if game not in GAMES:
+        if not isinstance(game, str) or game not in GAMES:
             raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game!r}")
         self.game = game
         self.pieces = parse_pieces(features)
@@ -142,7 +142,7 @@ class FeatureSet:
             )
         self.layout = layout
         if game == "gin_rummy":
-            self.obs_size = EGin.observation_size(self.config.auto_meld)
+            self.obs_size = EGin.observation_size(self.config.auto_meld, self.config.num_players)
         else:
             self.obs_size = layout.obs_size
         self.size = pieces_size(self.pieces)

@@ -78,6 +78,7 @@ class TableSeatView(SeatView):
 
     @property
     def plays_tables(self) -> bool:
+        """False: this view is already the 2-player hand."""
         return False
 
 

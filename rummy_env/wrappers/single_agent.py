@@ -22,7 +22,6 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from rummy_env.core.cards import validate_deck
 from rummy_env.core.validate import check_action, check_int, check_options, check_seed
 from rummy_env.envs.view import SeatView
 
@@ -128,6 +127,11 @@ class RummySingleAgentEnv(gym.Env):
         illegal_action: ``"random"`` (replace, see above) or ``"raise"`` (``ValueError``).
         render_mode: passed to the AEC env (``"ansi"``).
         **options: the game's rule options.
+
+    In 3- and 4-player Gin Rummy the learner's observation is the whole seat's (the 2-player
+    hand first); 2-player agents as opponents go in ``rummy_agents.TableSeatAgent``, which hands
+    them the hand their seat plays. A deal whose episode ends before the learner's first
+    decision (3 players, ``episode="hand"``: the learner sat out) is skipped at ``reset``.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -234,21 +238,27 @@ class RummySingleAgentEnv(gym.Env):
         if seat is not None:
             seat = check_int("options['learner_seat']", seat, 0, self.num_players - 1)
         if options.get("dealer") is not None:
-            check_int("options['dealer']", options["dealer"], 0, self.num_players - 1)
+            self.aec.game.check_dealer("options['dealer']", options["dealer"])
         if options.get("deck") is not None:
-            validate_deck(options["deck"], self.aec.game.deck, "options['deck']")
+            self.aec.game.check_deck("options['deck']", options["deck"])
         super().reset(seed=seed)
         rng = self.np_random
         self.learner_seat = int(rng.integers(self.num_players)) if seat is None else seat
-        self.aec.reset(seed=int(rng.integers(2**31 - 1)), options=options or None)
-        others = [a for a in self.aec.possible_agents if a != self.learner]
-        self._opponents = {
-            a: _build(s, int(rng.integers(2**31 - 1)))
-            for a, s in zip(others, self._opponent_specs, strict=True)
-        }
-        self._views = {a: SeatView(self.aec, a) for a in others}
-        _, term, trunc = self._play_opponents()
-        self._done = term or trunc
+        for _ in range(1000):
+            self.aec.reset(seed=int(rng.integers(2**31 - 1)), options=options or None)
+            others = [a for a in self.aec.possible_agents if a != self.learner]
+            self._opponents = {
+                a: _build(s, int(rng.integers(2**31 - 1)))
+                for a, s in zip(others, self._opponent_specs, strict=True)
+            }
+            self._views = {a: SeatView(self.aec, a) for a in others}
+            _, term, trunc = self._play_opponents()
+            self._done = term or trunc
+            if not self._done:
+                break
+            # the episode ended before the learner's first decision (3-player Gin: it sat out
+            # the one hand): a Gymnasium episode starts where the learner acts, so deal again
+            options = {}
         return self._obs(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
