@@ -559,6 +559,8 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
     add("aec_raw", "(c) AEC `raw_env`, no wrappers", "steps/s", "what the wrappers cost")
     add("aec_len", "(c) same, decisions per hand", "decisions", "mean")
     add("dw10", f"(d) `deadwood`, 10-card hands, B={sizes.deadwood_batch:,}", "hands/s")
+    for n in (3, 4):
+        add(f"gin_vec{n}", f"Gin Rummy vector env `venv.step`, {n} players, batch {b}", "steps/s")
     for n in (2, 4, 8):
         add(
             f"five_hundred_rum_vec{n}",
@@ -592,6 +594,7 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
     numba.set_num_threads(threads)
     aec = AecBench()
     aec_raw = AecBench(raw=True)
+    gin_multi = {n: VecStepBench(b, sizes.vec_steps // 5, num_players=n) for n in (3, 4)}
     r500 = {n: VecStepBench(b, sizes.vec_steps // 5, game="five_hundred_rum", num_players=n)
             for n in (2, 4, 8)}  # fmt: skip
     five_hundred_rum_aec = AecBench(game="five_hundred_rum")
@@ -662,6 +665,10 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
 
     tasks += [("vec", t_vec), ("vec1", t_vec1), ("kernel", t_kernel), ("kernel1", t_kernel1)]
 
+    def t_gin_multi() -> None:
+        for n, bench in gin_multi.items():
+            m[f"gin_vec{n}"].samples.append(bench.run())
+
     def t_r500() -> None:
         for n, bench in r500.items():
             m[f"five_hundred_rum_vec{n}"].samples.append(bench.run())
@@ -676,6 +683,7 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
         ("aec", t_aec),
         ("aec_raw", t_aec_raw),
         ("deadwood", t_dw),
+        ("gin_3_4", t_gin_multi),
         ("500rum", t_r500),
         ("rummy51", t_r51),
     ]

@@ -227,7 +227,8 @@ and ``final_deadwood`` (N, players).
   the stock: without it two players taking discards forever would never end the hand (OpenSpiel
   has the same limit).
 - 3 players: the seed does not say who plays first in the 2-player hand; the seat after the
-  dealer (dealt first) takes the non-dealer's part. ``next_dealer`` must stay ``"loser"``.
+  dealer (dealt first) takes the non-dealer's part. With 3 and 4 players ``next_dealer`` must
+  stay ``"loser"`` (RULES.md §1.10 fixes the dealers).
 - 4 players: a round in which no team scored is dealt again with the same pairs and dealers (the
   round index, which sets the pairs, advances only after a scored round): RULES.md has "the seats
   that dealt deal again", which rotating the pairs could seat at one table. Oklahoma extra boxes

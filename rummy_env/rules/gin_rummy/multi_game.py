@@ -7,7 +7,6 @@ rules of each hand are those of the 2-player game (``kernels``), the match aroun
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -16,10 +15,14 @@ from rummy_env.core.cards import make_deck, validate_deck
 from rummy_env.core.validate import ArgumentTypeError, check_int, check_sample_worlds
 from rummy_env.encodings import gin_rummy as E
 from rummy_env.rules.base import BatchedGame
-from rummy_env.rules.gin_rummy import kernels as K
 from rummy_env.rules.gin_rummy import multi_kernels as MK
 from rummy_env.rules.gin_rummy.config import GinRummyConfig
-from rummy_env.rules.gin_rummy.game import GinRummyGame, explain_illegal, resample_hidden
+from rummy_env.rules.gin_rummy.game import (
+    GinRummyGame,
+    explain_illegal,
+    hidden_cards,
+    resample_hidden,
+)
 from rummy_env.rules.gin_rummy.multi_state import new_multi_states
 
 TEAMS = ((0, 2), (1, 3))
@@ -152,8 +155,6 @@ class GinRummyMultiGame(BatchedGame):
         know: the other hands' cards not publicly known, the stock and a face-down knock
         discard. With 4 players every card of the other table is hidden as well (not listed).
         """
-        from rummy_env.rules.gin_rummy.game import hidden_cards
-
         t = max(self.table_of(i, player), 0)
         return hidden_cards(self.states["boards"][i, t], self.table_seat(i, player))
 
@@ -191,8 +192,7 @@ class GinRummyMultiGame(BatchedGame):
                     fresh[f] = real[f]
                 fresh["deadwood"] = real["deadwood"]
             boards[:, o] = fresh
-        for f in ("rng",):
-            boards[f] = rng.integers(0, 2**63, size=boards[f].shape, dtype=np.uint64)
+        boards["rng"] = rng.integers(0, 2**63, size=boards["rng"].shape, dtype=np.uint64)
         worlds.refresh_masks()
         return worlds
 
@@ -216,4 +216,3 @@ def make_gin_game(config: GinRummyConfig, num_games: int) -> GinRummyGame | GinR
 
 
 __all__ = ["TEAMS", "GinRummyMultiGame", "make_gin_game", "table_pairs"]
-_ = (K, Sequence)

@@ -28,7 +28,6 @@ from rummy_env.rules.gin_rummy.multi_state import multi_state_dtype
 
 TABLES = K.TABLES
 
-M_PLAYERS = MP.PLAYERS
 M_MATCH = MP.MATCH
 M_NORMALIZED = MP.NORMALIZED
 M_MAX_STEPS = MP.MAX_STEPS
@@ -165,6 +164,7 @@ def reset_episode(rec, cfg, tables, dealer, shuffle):
 
 @njit(cache=True)
 def _pay(rec, seat, amount):
+    """Pay ``amount`` to ``seat`` in this step's rewards (and count it as paid)."""
     rec.rewards[seat] += amount
     rec.paid[seat] += amount
 
