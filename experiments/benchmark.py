@@ -953,6 +953,14 @@ def render(
         "outside the timed region; (b) draws them inside the kernel from each game's stream; "
         "(c) times the whole loop (`env.last()`, drawing the action, `env.step`, `env.reset`).",
         "",
+        "## Results: Gin Rummy with 3 and 4 players",
+        "",
+        table(head, [mrow(m[f"gin_vec{n}"]) for n in (3, 4)]),
+        "",
+        "Same method as (a), default rules: 3 players play one table (the dealer sits out), 4 "
+        "players two tables taking turns, each step one decision at the table to act. No peer "
+        "engine has Gin Rummy for more than 2 players.",
+        "",
         "## Results: 500 Rum",
         "",
         table(head, [mrow(m[f"five_hundred_rum_{k}"]) for k in ("vec2", "vec4", "vec8", "aec")]),

@@ -24,6 +24,10 @@ GIN_VARIANTS = [
     "eleven_card_deal",
     "fiftieth_card_action",
     "manual_melds",
+    "3_players",
+    "4_players",
+    "3_players_match",
+    "4_players_match",
 ]
 OUTCOME_COLS = ["knock%", "gin%", "undercut%", "dead_hand%"]
 
@@ -61,6 +65,16 @@ def check_rows(rows, games: int, variants=GIN_VARIANTS):
         assert num(r["games/s"]) > 0
         assert sum(num(r[c]) for c in OUTCOME_COLS) == pytest.approx(100.0, abs=0.05)
         p0, p1, win = num(r["p0 pts"]), num(r["p1 pts"]), num(r["winner pts"])
+        if "players" in r["variant"]:
+            # 3, 4 players: the settlement, zero-sum; a 4-player hand is a round of two tables
+            n = int(r["variant"][0])
+            assert sum(num(r[f"p{q} pts"]) for q in range(n)) == pytest.approx(0.0, abs=0.05)
+            assert win > 0
+            if "match" in r["variant"]:
+                assert num(r["hands"]) > n - 1 and num(r["decisions"]) > 200
+            else:
+                assert num(r["hands"]) == (1 if n == 3 else 2)
+            continue
         assert p0 >= 0 and p1 >= 0 and win >= max(p0, p1)
         if r["variant"] == "match":
             assert num(r["hands"]) > 1

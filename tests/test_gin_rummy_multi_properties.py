@@ -341,3 +341,29 @@ def test_lockstep_compares_long_stretches(n):
         total += lockstep(n, {}, seed, seed)
         runs += 1
     assert total / runs >= 15, total / runs
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_worlds_keep_the_seat_s_cards_and_deal_the_rest_anew(seed):
+    """4 players: a world keeps the seat's own hand and table, deals its opponent's hidden
+    cards anew, and never holds the other table's real cards or deal."""
+    env = gin_rummy_v0.raw_env(num_players=4)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(7):  # a few decisions at both tables
+        o = env.observe(env.agent_selection)
+        env.step(_pick(rng, o["action_mask"], o["observation"]))
+    rec = env.state_record
+    for p in range(4):
+        t, j = int(rec["board_of"][p]), int(rec["local"][p])
+        worlds = env.sample_worlds(f"player_{p}", 6, seed=seed)
+        real_other = rec["boards"][1 - t]
+        own = worlds.states["boards"][:, t]
+        assert (own["hands"][:, j] == rec["boards"][t]["hands"][j]).all()
+        assert (own["pile"] == rec["boards"][t]["pile"]).all()
+        other = worlds.states["boards"][:, 1 - t]
+        assert not (other["deck"] == real_other["deck"]).all(axis=1).any()
+        for w in range(6):
+            assert sorted(_cards_of_table(other[w])) == list(range(52))
+        if int(rec["cur"]) == p:  # the seat acts: the worlds give it the same moves
+            assert np.array_equal(worlds.masks, np.tile(env.game.masks[0], (6, 1)))

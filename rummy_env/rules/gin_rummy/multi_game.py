@@ -166,8 +166,8 @@ class GinRummyMultiGame(BatchedGame):
         At ``player``'s table (3 players: the one table, also while sitting out) the hidden
         cards (``hidden_cards``) are dealt anew as in the 2-player game. With 4 players nothing
         of the other table's cards is known, so each world deals that table's hand anew from
-        its dealer (a hand already over keeps its public result: outcome and points). Every
-        world gets fresh random streams.
+        its dealer (a hand already over keeps only its public result: outcome and points; its
+        boxes as if its upcard was no spade). Every world gets fresh random streams.
         """
         check_sample_worlds(self, i, player, n, seed)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -188,9 +188,17 @@ class GinRummyMultiGame(BatchedGame):
             other.reset(dealers=[int(real["dealer"])] * n, write_obs=False)
             fresh = other.states
             if real["done"]:
-                for f in ("done", "phase", "outcome", "knocker", "gin", "hand_points", "boxes"):
+                # only what the partner's result shows (who won, how, the points); the boxes
+                # it earned follow from the outcome alone (a spade upcard there is not known)
+                for f in ("done", "phase", "outcome", "knocker", "gin", "hand_points"):
                     fresh[f] = real[f]
-                fresh["deadwood"] = real["deadwood"]
+                fresh["deadwood"] = 0
+                fresh["boxes"] = 0
+                won = int(real["outcome"])
+                if won in (E.OUT_KNOCK, E.OUT_GIN, E.OUT_UNDERCUT):
+                    w = int(real["knocker"]) if won != E.OUT_UNDERCUT else 1 - int(real["knocker"])
+                    extra = {E.OUT_GIN: 2, E.OUT_UNDERCUT: 1}.get(won, 0)
+                    fresh["boxes"][:, w] = 1 + (extra if self.config.oklahoma_extra_boxes else 0)
             boards[:, o] = fresh
         boards["rng"] = rng.integers(0, 2**63, size=boards["rng"].shape, dtype=np.uint64)
         worlds.refresh_masks()
