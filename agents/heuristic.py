@@ -44,12 +44,14 @@ def _hooks(game: str) -> Any:
 
 def game_name(game: Any) -> str:
     """The suite's name of a batched game object (``GinRummyGame`` -> ``"gin_rummy"``), from
-    :data:`rummy_env.games.GAMES`; the class name for any other object.
+    :data:`rummy_env.games.ENGINE_CLASSES`; the class name for any other object (the 3-, 4-player
+    Gin engine too: the compiled heuristic plays 2-player hands, reached through a seat's
+    ``SeatView.table_view()``).
     """
-    from rummy_env.games import GAMES
+    from rummy_env.games import ENGINE_CLASSES
 
-    for name, (_, cls) in GAMES.items():
-        if isinstance(game, cls):
+    for name, classes in ENGINE_CLASSES.items():
+        if isinstance(game, classes[0]):
             return name
     return type(game).__name__
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from rummy_env.rules.five_hundred_rum.config import FiveHundredRumConfig
 from rummy_env.rules.five_hundred_rum.game import FiveHundredRumGame
 from rummy_env.rules.gin_rummy.config import GinRummyConfig
-from rummy_env.rules.gin_rummy.multi_game import make_gin_game
+from rummy_env.rules.gin_rummy.game import GinRummyGame
+from rummy_env.rules.gin_rummy.multi_game import GinRummyMultiGame, make_gin_game
 from rummy_env.rules.rummy51.config import Rummy51Config
 from rummy_env.rules.rummy51.game import Rummy51Game
 
@@ -14,3 +15,10 @@ GAMES = {
     "five_hundred_rum": (FiveHundredRumConfig, FiveHundredRumGame),
     "rummy51": (Rummy51Config, Rummy51Game),
 }
+
+ENGINE_CLASSES = {
+    "gin_rummy": (GinRummyGame, GinRummyMultiGame),
+    "five_hundred_rum": (FiveHundredRumGame,),
+    "rummy51": (Rummy51Game,),
+}
+"""The classes of each game's batched engines (Gin Rummy: 2 players, and 3 or 4)."""
