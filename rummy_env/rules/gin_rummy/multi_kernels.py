@@ -273,9 +273,9 @@ def _finish_round(rec, cfg, tables):
     match = cfg[M_MATCH] != 0
     team = -1
     pts = 0
-    won = np.zeros(2, np.int64)  # points won by team A (0) and B (1) per table
+    won = np.zeros(2, np.int64)  # points of the hand at each table (0 for a dead table)
     n_won = 0
-    win_team = np.full(2, -1, np.int64)
+    win_team = np.full(2, -1, np.int64)  # team (0: A, 1: B) that won each table, -1 none
     for t in range(2):
         bd = rec.boards[t]
         w = board_winner(bd)
