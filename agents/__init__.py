@@ -17,8 +17,10 @@ from rummy_agents.gin_rummy_rules import (  # noqa: E402
     GinRummyPlannerAgent,
     GinRummySimpleAgent,
 )
+from rummy_agents.published import published_agent  # noqa: E402
 from rummy_agents.random_agent import RandomAgent  # noqa: E402
 from rummy_agents.table_seat import TableSeatAgent  # noqa: E402
+from rummy_env import __version__  # noqa: E402  (one version string for both packages)
 
 __all__ = [
     "Agent",
@@ -28,6 +30,8 @@ __all__ = [
     "RandomAgent",
     "SeatView",
     "TableSeatAgent",
+    "__version__",
     "agent_spec",
     "make_agent",
+    "published_agent",
 ]

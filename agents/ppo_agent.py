@@ -1,25 +1,27 @@
-"""A learned agent: a masked actor-critic network loaded from a checkpoint.
+"""A learned agent: a masked actor-critic network played from its weights.
 
-Checkpoints come from ``experiments/ppo_selfplay.py`` (a ``.pt`` file: network weights plus the
-game, rule options, observation features and layer sizes) or from ``experiments/train_sb3.py``
-(an SB3 ``model.zip`` with its ``model.json`` beside it). The agent acts from the seat's own
-observation (plus features computed from it) and the action mask: masked logits, so it never
-picks an illegal action.
+Weights come from ``experiments/ppo_selfplay.py`` (a ``.pt`` checkpoint: network weights plus the
+game, rule options, observation features and layer sizes), from a published agent shipped in the
+package (``.npz``, :mod:`rummy_agents.published`) or from ``experiments/train_sb3.py`` (an SB3
+``model.zip`` with its ``model.json`` beside it). The agent acts from the seat's own observation
+(plus features computed from it) and the action mask: masked logits, so it never picks an illegal
+action. The network runs in numpy: playing a ``.npz`` agent needs no torch (reading a ``.pt``
+file or an SB3 model does).
 
-In the arena::
+In the arena (``ppo`` alone plays the published agent of the game)::
 
-    rummy-env arena --game gin_rummy --agents ppo@checkpoint=results/ppo_gin_rummy.pt,simple
+    rummy-env arena --game gin_rummy --agents ppo,simple
+    rummy-env arena --game gin_rummy --agents ppo@checkpoint=runs/gin/agent.pt,simple
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
-from torch import nn
 
 from rummy_agents.features import FeatureSet, add_features, feature_size
 
@@ -27,129 +29,137 @@ CHECKPOINT_FORMAT = "rummy_env-ppo-v1"
 MASKED_LOGIT = -1e8
 
 
-def _layer(i: int, o: int, std: float = 2**0.5) -> nn.Linear:
-    lin = nn.Linear(i, o)
-    nn.init.orthogonal_(lin.weight, std)  # CleanRL's initialisation
-    nn.init.constant_(lin.bias, 0.0)
-    return lin
-
-
-class MaskedActorCritic(nn.Module):
-    """MLP trunk with a policy head (one logit per action) and a value head, plus an optional
-    card head for games whose actions are indexed by card.
-
-    The card head scores every card with one small network shared by all cards: its inputs are
-    the card's entries in the 52-wide card planes of the input (hand, top discard, ...,
-    deadwood after discarding it) plus a projection of the trunk's state, and its outputs are
-    added to the logits of the card-indexed action blocks (discard c, knock c). A plain MLP has
-    to learn 52 separate "this card, this action" mappings; the shared head learns one.
-
-    Meld planes (``meld_planes``) are input planes aligned with a block of actions (Rummy 51's
-    ``joker_cards_melds``: the melds of the arrangement leaving the fewest cards, one entry per
-    ``MELD[t]``): a gate computed from the trunk's state scales each plane into those actions'
-    logits, so the network learns when to trust the plane rather than 685 templates.
+class NumpyActorCritic:
+    """The policy of :class:`rummy_agents.ppo_net.MaskedActorCritic` in numpy (float32).
 
     Args:
-        obs_size: input size (observation plus features).
-        num_actions: number of action ids.
-        hidden: width of each hidden layer.
-        layers: number of hidden layers.
-        card_inputs: offsets of 52-wide card planes in the input (empty: no card head).
-        card_actions: first action id of each 52-wide card-indexed action block.
-        card_select: (action id, plane offset) pairs: the action's logit also gets the card
-            head's score of the cards marked in that plane (e.g. take the top discard).
-        card_hidden: width of the card head.
-        meld_planes: (first action id, input offset, width) of each input plane added, gated,
-            to the logits of the actions it is aligned with.
+        meta: the checkpoint's description (``hidden``, ``layers``, ``card_inputs``,
+            ``card_actions``, ``card_select``, ``meld_planes``).
+        weights: the network's parameters by their torch names (``trunk.0.weight``, ...).
     """
 
-    def __init__(
-        self,
-        obs_size: int,
-        num_actions: int,
-        hidden: int = 128,
-        layers: int = 2,
-        card_inputs: Sequence[int] = (),
-        card_actions: Sequence[int] = (),
-        card_hidden: int = 32,
-        card_select: Sequence[Sequence[int]] = (),
-        meld_planes: Sequence[Sequence[int]] = (),
-    ) -> None:
-        super().__init__()
-        dims = [obs_size] + [hidden] * layers
-        trunk: list[nn.Module] = []
-        for i, o in zip(dims[:-1], dims[1:], strict=True):
-            trunk += [_layer(i, o), nn.Tanh()]
-        self.trunk = nn.Sequential(*trunk)
-        self.policy = _layer(hidden, num_actions, 0.01)
-        self.value = _layer(hidden, 1, 1.0)
-        self.card_inputs = [int(o) for o in card_inputs]
-        self.card_actions = [int(a) for a in card_actions]
-        self.card_select = [(int(a), int(o)) for a, o in card_select]
-        self.meld_planes = [(int(a), int(o), int(w)) for a, o, w in meld_planes]
-        if self.meld_planes:
-            self.meld_gate = _layer(hidden, len(self.meld_planes), 0.0)  # starts off
+    def __init__(self, meta: Mapping[str, Any], weights: Mapping[str, np.ndarray]) -> None:
+        w = {k: np.asarray(v, dtype=np.float32) for k, v in weights.items()}
+        self.trunk = [(w[f"trunk.{2 * i}.weight"].T, w[f"trunk.{2 * i}.bias"])
+                      for i in range(int(meta["layers"]))]  # fmt: skip
+        self.policy = (w["policy.weight"].T, w["policy.bias"])
+        self.card_inputs = [int(o) for o in meta.get("card_inputs", ())]
+        self.card_actions = [int(a) for a in meta.get("card_actions", ())]
+        self.card_select = [(int(a), int(o)) for a, o in meta.get("card_select", ())]
+        self.meld_planes = [(int(a), int(o), int(n)) for a, o, n in meta.get("meld_planes", ())]
         if self.card_inputs and self.card_actions:
-            self.card_in = _layer(len(self.card_inputs), card_hidden)
-            self.card_ctx = _layer(hidden, card_hidden)
-            n_out = len(self.card_actions) + len(self.card_select)
-            self.card_out = _layer(card_hidden, n_out, 0.01)
-            ids = [b + c for b in self.card_actions for c in range(52)]
-            self.register_buffer("card_ids", torch.tensor(ids), persistent=False)
+            self.card_in = (w["card_in.weight"].T, w["card_in.bias"])
+            self.card_ctx = (w["card_ctx.weight"].T, w["card_ctx.bias"])
+            self.card_out = (w["card_out.weight"].T, w["card_out.bias"])
+        if self.meld_planes:
+            self.meld_gate = (w["meld_gate.weight"].T, w["meld_gate.bias"])
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Masked logits (illegal actions at ``MASKED_LOGIT``) and values, for (B, D) inputs and
-        (B, A) bool masks.
+    def logits(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Masked logits (illegal actions at ``MASKED_LOGIT``) for (B, D) float32 inputs and
+        (B, A) bool masks: the same computation as the torch network's ``forward``.
         """
-        h = self.trunk(x)
-        logits = self.policy(h)
+        h = x
+        for weight, bias in self.trunk:
+            h = np.tanh(h @ weight + bias)
+        logits = h @ self.policy[0] + self.policy[1]
         if self.card_inputs and self.card_actions:
-            planes = torch.stack([x[:, o : o + 52] for o in self.card_inputs], -1)  # (B, 52, K)
-            z = torch.tanh(self.card_in(planes) + self.card_ctx(h)[:, None, :])
-            out = self.card_out(z)  # (B, 52, M + S)
+            planes = np.stack([x[:, o : o + 52] for o in self.card_inputs], -1)  # (B, 52, K)
+            ctx = h @ self.card_ctx[0] + self.card_ctx[1]
+            z = np.tanh(planes @ self.card_in[0] + self.card_in[1] + ctx[:, None, :])
+            out = z @ self.card_out[0] + self.card_out[1]  # (B, 52, M + S)
+            for j, b in enumerate(self.card_actions):
+                logits[:, b : b + 52] += out[:, :, j]
             m = len(self.card_actions)
-            per_card = out[:, :, :m].transpose(1, 2).reshape(x.shape[0], -1)  # (B, M * 52)
-            logits = logits.index_add(1, self.card_ids, per_card)
             for j, (a, o) in enumerate(self.card_select):
-                score = (x[:, o : o + 52] * out[:, :, m + j]).sum(1)
-                logits = logits.index_add(1, self.card_ids.new_tensor([a]), score[:, None])
+                logits[:, a] += (x[:, o : o + 52] * out[:, :, m + j]).sum(1)
         if self.meld_planes:
-            gate = self.meld_gate(h)
-            add = torch.zeros_like(logits)
-            for k, (a, o, w) in enumerate(self.meld_planes):
-                add[:, a : a + w] += gate[:, k : k + 1] * x[:, o : o + w]
-            logits = logits + add
-        return logits.masked_fill(~mask, MASKED_LOGIT), self.value(h).squeeze(-1)
+            gate = h @ self.meld_gate[0] + self.meld_gate[1]
+            for k, (a, o, n) in enumerate(self.meld_planes):
+                logits[:, a : a + n] += gate[:, k : k + 1] * x[:, o : o + n]
+        return np.where(mask, logits, np.float32(MASKED_LOGIT))
 
 
-def build_checkpoint(net: MaskedActorCritic, meta: dict[str, Any]) -> dict[str, Any]:
-    """The agent checkpoint dict of a network: weights plus what is needed to rebuild and feed
-    it (``meta``: game, options, features, obs_size, num_actions, hidden, layers, ...).
+def read_npz(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """(meta, float32 weights) of an ``.npz`` agent file (:func:`write_npz`).
+
+    Raises:
+        ValueError: for a file that is not a ``rummy_env-ppo-v1`` agent.
     """
-    return {"format": CHECKPOINT_FORMAT, **meta, "state_dict": net.state_dict()}
+    with np.load(path, allow_pickle=False) as z:
+        if "meta" not in z.files:
+            raise ValueError(f"{path}: not a {CHECKPOINT_FORMAT} agent file (no meta)")
+        meta = json.loads(str(z["meta"]))
+        weights = {}
+        for key in z.files:
+            if key == "meta" or key.endswith("#scale"):
+                continue
+            v = z[key].astype(np.float32)
+            if f"{key}#scale" in z.files:  # int8 rows times their float32 scales
+                v = v * z[f"{key}#scale"][..., None]
+            weights[key] = v
+    if meta.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path}: not a {CHECKPOINT_FORMAT} agent file")
+    return meta, weights
 
 
-def load_network(ckpt: Mapping[str, Any]) -> MaskedActorCritic:
-    """Rebuild the network of an agent checkpoint dict (in eval mode; freshly initialised when
-    ``state_dict`` is None).
+PRECISIONS = ("float32", "float16", "int8")
+
+
+def write_npz(
+    path: str | Path, meta: Mapping[str, Any], weights: Mapping[str, Any], precision: str
+) -> None:
+    """Write an agent as a compressed ``.npz``: ``meta`` as JSON and the weights stored as
+    ``float32``, ``float16`` or ``int8`` (matrices per row with a float32 scale; vectors in
+    float32).
+
+    Raises:
+        ValueError: for an unknown precision.
     """
-    net = MaskedActorCritic(
-        ckpt["obs_size"],
-        ckpt["num_actions"],
-        ckpt["hidden"],
-        ckpt["layers"],
-        ckpt.get("card_inputs", ()),
-        ckpt.get("card_actions", ()),
-        ckpt.get("card_hidden", 32),
-        ckpt.get("card_select", ()),
-        ckpt.get("meld_planes", ()),
-    )
-    if ckpt.get("state_dict") is not None:
-        net.load_state_dict(ckpt["state_dict"])
-    return net.eval()
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    arrays: dict[str, np.ndarray] = {"meta": np.array(json.dumps({**meta, "precision": precision}))}
+    for key, value in weights.items():
+        v = np.asarray(value, dtype=np.float32)
+        if precision == "float16":
+            arrays[key] = v.astype(np.float16)
+        elif precision == "int8" and v.ndim == 2:
+            scale = np.abs(v).max(1) / 127.0
+            scale[scale == 0] = 1.0
+            arrays[key] = np.round(v / scale[:, None]).astype(np.int8)
+            arrays[f"{key}#scale"] = scale.astype(np.float32)
+        else:
+            arrays[key] = v
+    np.savez_compressed(path, **arrays)
 
 
 _CACHE: dict[str, tuple[Any, dict[str, Any]]] = {}
+
+
+def load_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """(meta, float32 weights) of a ``.pt`` checkpoint or an ``.npz`` agent file.
+
+    Raises:
+        ValueError: for a missing file or one that is not a ``rummy_env-ppo-v1`` agent.
+        ImportError: for a ``.pt`` file without torch (the ``train`` extra).
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"checkpoint {str(path)!r}: no such file")
+    if p.suffix == ".npz":
+        return read_npz(p)
+    try:
+        import torch
+    except ImportError:
+        raise ImportError(
+            f"checkpoint {str(path)!r}: reading a .pt file needs torch "
+            "(pip install rummy_env[train]); published .npz agents do not"
+        ) from None
+    ckpt = torch.load(p, map_location="cpu", weights_only=True)
+    if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path}: not a {CHECKPOINT_FORMAT} checkpoint")
+    meta = {k: v for k, v in ckpt.items() if k != "state_dict"}
+    weights = {k: v.float().numpy() for k, v in ckpt["state_dict"].items()}
+    return meta, weights
 
 
 def _load(path: str) -> tuple[Any, dict[str, Any]]:
@@ -158,30 +168,35 @@ def _load(path: str) -> tuple[Any, dict[str, Any]]:
     if key not in _CACHE:
         p = Path(path)
         if p.suffix == ".zip":
-            import json
-
+            if not p.is_file():
+                raise ValueError(f"checkpoint {path!r}: no such file")
             from sb3_contrib import MaskablePPO
 
             meta = json.loads((p.parent / "model.json").read_text())
             _CACHE[key] = (MaskablePPO.load(p, device="cpu"), meta)
         else:
-            ckpt = torch.load(p, map_location="cpu", weights_only=True)
-            if ckpt.get("format") != CHECKPOINT_FORMAT:
-                raise ValueError(f"{path}: not a {CHECKPOINT_FORMAT} checkpoint")
-            meta = {k: v for k, v in ckpt.items() if k != "state_dict"}
-            _CACHE[key] = (load_network(ckpt), meta)
+            meta, weights = load_checkpoint(p)
+            _CACHE[key] = (NumpyActorCritic(meta, weights), meta)
     return _CACHE[key]
 
 
 class PPOAgent:
-    """Plays a trained checkpoint (single observations or batches).
+    """Plays a trained network (single observations or batches).
 
     Args:
         seed: seed of the generator used when ``deterministic`` is False.
-        checkpoint: path of a ``.pt`` agent checkpoint or an SB3 ``model.zip``.
+        checkpoint: path of a ``.pt`` checkpoint, an ``.npz`` agent file or an SB3
+            ``model.zip``; None: the published agent of ``game``
+            (:func:`rummy_agents.published.published_path`).
+        game: the game played (the arena and the registry pass it); with a checkpoint, it must
+            be the game the checkpoint was trained on.
         deterministic: play the most probable legal action (default) or sample.
-        threads: torch CPU threads (set globally; 1 suits one decision at a time and arena
-            worker processes).
+        threads: torch CPU threads for SB3 models (set globally; 1 suits one decision at a time
+            and arena worker processes).
+
+    Raises:
+        ValueError: for no checkpoint and no game (or a game with no published agent), a
+            missing file, or a checkpoint of another game.
     """
 
     name = "ppo"
@@ -189,23 +204,40 @@ class PPOAgent:
     def __init__(
         self,
         seed: int | None = None,
-        checkpoint: str = "results/ppo_gin_rummy.pt",
+        checkpoint: str | Path | None = None,
+        game: str | None = None,
         deterministic: bool = True,
         threads: int | None = 1,
     ) -> None:
-        if threads:
+        if checkpoint is None:
+            from rummy_agents.published import published_path
+
+            if game is None:
+                raise ValueError(
+                    "PPOAgent needs checkpoint=PATH or game=NAME (the published agent of game)"
+                )
+            checkpoint = published_path(game)
+        elif not isinstance(checkpoint, str | Path):
+            raise TypeError(f"checkpoint must be a path, got {checkpoint!r}")
+        self.checkpoint = str(checkpoint)
+        if str(checkpoint).endswith(".zip") and threads:
+            import torch
+
             torch.set_num_threads(int(threads))
-        self.policy, self.meta = _load(str(checkpoint))
-        self.sb3 = not isinstance(self.policy, MaskedActorCritic)
+        self.policy, self.meta = _load(self.checkpoint)
+        self.sb3 = not isinstance(self.policy, NumpyActorCritic)
         self.features = self.meta.get("features", "none")
         # the input features, read through the layout of the game and options trained on
-        game = self.meta.get("game")
+        trained_on = self.meta.get("game")
+        if game is not None and trained_on is not None and trained_on != game:
+            raise ValueError(
+                f"checkpoint {self.checkpoint!r} was trained on {trained_on}, not {game}"
+            )
         self.feature_set = None
-        if game is not None:
-            self.feature_set = FeatureSet(game, self.features, self.meta.get("options") or {})
+        if trained_on is not None:
+            self.feature_set = FeatureSet(trained_on, self.features, self.meta.get("options") or {})
         self.deterministic = bool(deterministic)
         self.rng = np.random.default_rng(seed)
-        self.gen = torch.Generator().manual_seed(int(self.rng.integers(2**31 - 1)))
         # (raw observation width, actions) the network was trained on; None: not recorded
         self._shape = None
         if not self.sb3 and "obs_size" in self.meta:
@@ -229,7 +261,6 @@ class PPOAgent:
         mask = np.asarray(observation["action_mask"])[None]
         return int(self.act_batch(obs, mask)[0])
 
-    @torch.no_grad()
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(N,) legal actions for (N, O) observations and (N, A) masks (vector env rows).
 
@@ -247,11 +278,30 @@ class PPOAgent:
         if self.sb3:
             acts, _ = self.policy.predict(x, action_masks=m, deterministic=self.deterministic)
             return np.asarray(acts, dtype=np.int64)
-        logits, _ = self.policy(torch.from_numpy(x), torch.from_numpy(m))
+        logits = self.policy.logits(np.asarray(x, dtype=np.float32), m)
         if self.deterministic:
-            return logits.argmax(1).numpy().astype(np.int64)
-        probs = torch.softmax(logits, 1)
-        return torch.multinomial(probs, 1, generator=self.gen).squeeze(1).numpy().astype(np.int64)
+            return logits.argmax(1).astype(np.int64)
+        z = np.exp(logits - logits.max(1, keepdims=True))
+        cum = np.cumsum(z / z.sum(1, keepdims=True), 1)
+        u = self.rng.random((len(cum), 1))
+        return np.minimum((cum < u).sum(1), m.shape[1] - 1).astype(np.int64)
 
 
-__all__ = ["CHECKPOINT_FORMAT", "MaskedActorCritic", "PPOAgent", "build_checkpoint", "load_network"]
+def __getattr__(name: str) -> Any:
+    # the torch network moved to rummy_agents.ppo_net; old imports keep working
+    if name in ("MaskedActorCritic", "build_checkpoint", "load_network"):
+        from rummy_agents import ppo_net
+
+        return getattr(ppo_net, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "CHECKPOINT_FORMAT",
+    "MASKED_LOGIT",
+    "NumpyActorCritic",
+    "PPOAgent",
+    "load_checkpoint",
+    "read_npz",
+    "write_npz",
+]

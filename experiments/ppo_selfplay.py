@@ -60,7 +60,7 @@ from tqdm import tqdm
 
 import rummy_env
 from rummy_agents.arena.registry import make_agent
-from rummy_agents.ppo_agent import MaskedActorCritic
+from rummy_agents.ppo_net import MaskedActorCritic
 from selfplay.cloning import imitate, make_teacher
 from selfplay.config import Config, finalize, parse_command_line, resolve_device, resume_config
 from selfplay.network import init_weights, network_meta, new_network, save_agent
@@ -148,6 +148,8 @@ def main(args: list[str] | None = None) -> None:
     rollout.reset(seed=cfg.seed + update * n)
     bar = tqdm(total=num_updates * batch_steps, initial=global_step, unit="step",
                disable=not cfg.progress, smoothing=0.1)  # fmt: skip
+    # the bar shows the latest evaluation's win rate ("-" before the first one), never nan
+    last_win = "-"
     while update < num_updates:
         t0 = time.time()
         if cfg.anneal_lr:
@@ -187,7 +189,9 @@ def main(args: list[str] | None = None) -> None:
             net.train()
         log.write(row, global_step)
         bar.update(batch_steps)
-        bar.set_postfix(sps=row["sps"], win=f"{row.get('eval_win_rate', float('nan')):.3f}")
+        if "eval_win_rate" in row:
+            last_win = f"{row['eval_win_rate']:.3f}"
+        bar.set_postfix(sps=row["sps"], win=last_win)
         if update % cfg.checkpoint_every == 0 or update == num_updates:
             save()
     bar.close()

@@ -9,7 +9,7 @@ shows what the clone's moves of that kind cost it.
 
 Example (the figures quoted in docs/experiments.md)::
 
-    python experiments/teacher_moves.py --agent results/ppo_five_hundred_rum.pt --kinds meld
+    python experiments/teacher_moves.py --agent published --kinds meld
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ def action_kinds(lay: E.Layout) -> np.ndarray:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--agent", required=True, help="the clone's .pt checkpoint")
+    p.add_argument(
+        "--agent", required=True, help="the clone's .pt checkpoint ('published': the game's)"
+    )
     p.add_argument("--teacher", default="greedy@hold_melds=3")
     p.add_argument("--opponent", default="greedy")
     p.add_argument("--kinds", default="", help=f"comma-separated, of {', '.join(KINDS)}")
@@ -55,7 +57,8 @@ def main() -> None:
     obs, info = venv.reset()
     teacher = make_agent(args.teacher, seed=1, game=game)
     opponent = make_agent(args.opponent, seed=2, game=game)
-    learner = make_agent(f"ppo@checkpoint={args.agent}", seed=1, game=game)
+    spec = "ppo" if args.agent == "published" else f"ppo@checkpoint={args.agent}"
+    learner = make_agent(spec, seed=1, game=game)
     kind = action_kinds(E.Layout(2, 54))
     seat = np.arange(n) % 2
     won = np.zeros(n, bool)

@@ -11,7 +11,8 @@ import rummy_env  # noqa: E402
 from rummy_agents.arena.play import make_env, play_game  # noqa: E402
 from rummy_agents.arena.registry import make_agent  # noqa: E402
 from rummy_agents.features import card_layout, feature_size  # noqa: E402
-from rummy_agents.ppo_agent import MaskedActorCritic, PPOAgent, build_checkpoint  # noqa: E402
+from rummy_agents.ppo_agent import PPOAgent  # noqa: E402
+from rummy_agents.ppo_net import MaskedActorCritic, build_checkpoint  # noqa: E402
 
 
 def _checkpoint(

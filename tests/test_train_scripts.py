@@ -199,7 +199,7 @@ def test_dagger_round_records_the_students_positions_with_the_teachers_moves() -
 
     from rummy_agents.arena.registry import make_agent
     from rummy_agents.features import feature_size
-    from rummy_agents.ppo_agent import MaskedActorCritic
+    from rummy_agents.ppo_net import MaskedActorCritic
     from selfplay.cloning import teacher_games
     from selfplay.config import Config, finalize
     from selfplay.opponents import batched, policy_actions
@@ -352,7 +352,7 @@ def test_init_agent_widens_a_network_to_a_new_plane(tmp_path, game, old_set, new
 
     import rummy_env
     from rummy_agents.features import add_features, card_layout, feature_size, meld_planes
-    from rummy_agents.ppo_agent import build_checkpoint, load_network
+    from rummy_agents.ppo_net import build_checkpoint, load_network
     from selfplay.network import init_weights
 
     venv = rummy_env.make_vec(game, 16, seed=2)
@@ -434,7 +434,7 @@ def test_teacher_moves_plays_each_game_once(capsys) -> None:
     assert names["DRAW_STOCK"] == names["PASS"] == names["TAKE_DISCARD[3]"] == "draw"
     assert names["DISCARD[JK]"] == names["DISCARD[7h]"] == "discard"
     assert set(kind) == set(mod.KINDS)
-    _run("experiments/teacher_moves.py", "--agent", "results/ppo_five_hundred_rum.pt",
+    _run("experiments/teacher_moves.py", "--agent", "published",
          "--kinds", "meld,discard", "--games", "4")  # fmt: skip
     assert "of 4 games to 500" in capsys.readouterr().out
     with pytest.raises(SystemExit):

@@ -71,15 +71,11 @@ AEC_CASES: dict[str, tuple[str, dict[str, Any], list[str], list[int]]] = {
         [4],
     ),
     "rummy51_heuristic": ("rummy51", {}, ["heuristic", "greedy"], [5]),
-    # Published checkpoints: their input features and network, move by move.
-    "gin_ppo": ("gin_rummy", {}, ["ppo@checkpoint=results/ppo_gin_rummy.pt", "simple"], [9]),
-    "five_hundred_rum_ppo": (
-        "five_hundred_rum",
-        {},
-        ["ppo@checkpoint=results/ppo_five_hundred_rum.pt", "greedy"],
-        [7],
-    ),
-    "rummy51_ppo": ("rummy51", {}, ["ppo@checkpoint=results/ppo_rummy51.pt", "greedy"], [6]),
+    # The published agents (rummy_agents.published): their input features and network, move by
+    # move. Re-recorded when the int8 files replaced the float32 checkpoints under results/.
+    "gin_ppo": ("gin_rummy", {}, ["ppo", "simple"], [9]),
+    "five_hundred_rum_ppo": ("five_hundred_rum", {}, ["ppo", "greedy"], [7]),
+    "rummy51_ppo": ("rummy51", {}, ["ppo", "greedy"], [6]),
 }
 
 VECTOR_CASES: dict[str, tuple[str, dict[str, Any], int, int]] = {

@@ -20,6 +20,8 @@ class AgentEntry:
     target: str
     kwargs: dict[str, Any] = field(default_factory=dict)
     doc: str = ""
+    takes_game: bool = False
+    """The class takes ``game=``: :func:`resolve` passes the game it resolves for."""
 
     def build(self, seed: int | None = None) -> Any:
         """The agent, seeded (so an entry is an agent factory for
@@ -42,7 +44,11 @@ class AgentEntry:
 AGENTS: dict[str, AgentEntry] = {
     "random": AgentEntry("rummy_agents.random_agent:RandomAgent", doc="uniform over legal actions"),
     "ismcts": AgentEntry("rummy_agents.ismcts:ISMCTSAgent", doc="information-set MCTS"),
-    "ppo": AgentEntry("rummy_agents.ppo_agent:PPOAgent", doc="trained PPO net (@checkpoint=PATH)"),
+    "ppo": AgentEntry(
+        "rummy_agents.ppo_agent:PPOAgent",
+        doc="trained PPO net: the game's published agent, or @checkpoint=PATH",
+        takes_game=True,
+    ),
     "heuristic": AgentEntry(
         "rummy_agents.heuristic:HeuristicAgent",
         doc="ISMCTS's compiled rollout policy, batched over games (fast training opponent)",
@@ -185,7 +191,9 @@ def resolve(spec: str, game: str | None = None) -> AgentEntry:
             *(GAME_AGENTS[game] if game else sorted(set().union(*GAME_AGENTS.values()))),
         ]
         raise ValueError(f"unknown agent {name!r}; available: {', '.join(known)} or 'module:Class'")
-    return AgentEntry(entry.target, {**entry.kwargs, **kwargs}, entry.doc)
+    if entry.takes_game and game is not None:
+        kwargs.setdefault("game", game)
+    return AgentEntry(entry.target, {**entry.kwargs, **kwargs}, entry.doc, entry.takes_game)
 
 
 def check_spec(spec: str) -> None:

@@ -23,7 +23,7 @@ from tqdm import tqdm
 import rummy_env
 from rummy_agents.arena.registry import make_agent
 from rummy_agents.features import add_features
-from rummy_agents.ppo_agent import MaskedActorCritic
+from rummy_agents.ppo_net import MaskedActorCritic
 from selfplay.advantages import TrainRewards, returns_to_go
 from selfplay.config import Config
 from selfplay.opponents import batched, policy_actions

@@ -14,12 +14,8 @@ from typing import Any
 import torch
 
 from rummy_agents.features import card_layout, feature_size, meld_planes
-from rummy_agents.ppo_agent import (
-    CHECKPOINT_FORMAT,
-    MaskedActorCritic,
-    build_checkpoint,
-    load_network,
-)
+from rummy_agents.ppo_agent import CHECKPOINT_FORMAT
+from rummy_agents.ppo_net import MaskedActorCritic, build_checkpoint, load_network
 from selfplay.config import Config
 
 

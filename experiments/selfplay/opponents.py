@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from rummy_agents.arena.registry import AGENTS, GAME_AGENTS
-from rummy_agents.ppo_agent import MaskedActorCritic
+from rummy_agents.ppo_net import MaskedActorCritic
 
 SELF_PLAY, POOL, BASELINE = 0, 1, 2  # game roles
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import rummy_env
 from rummy_agents.arena.registry import make_agent
 from rummy_agents.arena.stats import wilson_interval
 from rummy_agents.features import add_features
-from rummy_agents.ppo_agent import MaskedActorCritic
+from rummy_agents.ppo_net import MaskedActorCritic
 from selfplay.config import Config
 from selfplay.opponents import batched, policy_actions
 
@@ -51,8 +52,12 @@ class ProgressLog:
                 from torch.utils.tensorboard import SummaryWriter
 
                 self.tb = SummaryWriter(str(out / "tb"))
-            except ImportError:  # tensorboard is optional
-                pass
+            except ImportError:  # tensorboard comes with the train extra; say when it is off
+                print(
+                    "TensorBoard logging is off: the tensorboard package is not installed "
+                    "(pip install rummy_env[train]); progress.csv is written as usual",
+                    file=sys.stderr,
+                )
 
     def write(self, row: dict[str, Any], step: int) -> None:
         """One row to ``progress.csv`` and, when installed, to TensorBoard."""

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from rummy_agents.features import add_features
-from rummy_agents.ppo_agent import MaskedActorCritic
+from rummy_agents.ppo_net import MaskedActorCritic
 from selfplay.advantages import TrainRewards, compute_gae, shaping_score
 from selfplay.config import Config
 from selfplay.opponents import BASELINE, POOL, SELF_PLAY, Opponents

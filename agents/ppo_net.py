@@ -1,0 +1,147 @@
+"""The masked actor-critic network of the PPO agents (torch): training builds and saves it,
+:class:`rummy_agents.ppo_agent.PPOAgent` plays its weights (with numpy, so playing needs no torch).
+
+A checkpoint (format ``rummy_env-ppo-v1``) is a dict of the network's weights (``state_dict``) plus
+what rebuilds and feeds it: game, rule options, observation features and layer sizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+from torch import nn
+
+from rummy_agents.ppo_agent import CHECKPOINT_FORMAT, MASKED_LOGIT
+
+
+def _layer(i: int, o: int, std: float = 2**0.5) -> nn.Linear:
+    lin = nn.Linear(i, o)
+    nn.init.orthogonal_(lin.weight, std)  # CleanRL's initialisation
+    nn.init.constant_(lin.bias, 0.0)
+    return lin
+
+
+class MaskedActorCritic(nn.Module):
+    """MLP trunk with a policy head (one logit per action) and a value head, plus an optional
+    card head for games whose actions are indexed by card.
+
+    The card head scores every card with one small network shared by all cards: its inputs are
+    the card's entries in the 52-wide card planes of the input (hand, top discard, ...,
+    deadwood after discarding it) plus a projection of the trunk's state, and its outputs are
+    added to the logits of the card-indexed action blocks (discard c, knock c). A plain MLP has
+    to learn 52 separate "this card, this action" mappings; the shared head learns one.
+
+    Meld planes (``meld_planes``) are input planes aligned with a block of actions (Rummy 51's
+    ``joker_cards_melds``: the melds of the arrangement leaving the fewest cards, one entry per
+    ``MELD[t]``): a gate computed from the trunk's state scales each plane into those actions'
+    logits, so the network learns when to trust the plane rather than 685 templates.
+
+    Args:
+        obs_size: input size (observation plus features).
+        num_actions: number of action ids.
+        hidden: width of each hidden layer.
+        layers: number of hidden layers.
+        card_inputs: offsets of 52-wide card planes in the input (empty: no card head).
+        card_actions: first action id of each 52-wide card-indexed action block.
+        card_select: (action id, plane offset) pairs: the action's logit also gets the card
+            head's score of the cards marked in that plane (e.g. take the top discard).
+        card_hidden: width of the card head.
+        meld_planes: (first action id, input offset, width) of each input plane added, gated,
+            to the logits of the actions it is aligned with.
+    """
+
+    def __init__(
+        self,
+        obs_size: int,
+        num_actions: int,
+        hidden: int = 128,
+        layers: int = 2,
+        card_inputs: Sequence[int] = (),
+        card_actions: Sequence[int] = (),
+        card_hidden: int = 32,
+        card_select: Sequence[Sequence[int]] = (),
+        meld_planes: Sequence[Sequence[int]] = (),
+    ) -> None:
+        super().__init__()
+        dims = [obs_size] + [hidden] * layers
+        trunk: list[nn.Module] = []
+        for i, o in zip(dims[:-1], dims[1:], strict=True):
+            trunk += [_layer(i, o), nn.Tanh()]
+        self.trunk = nn.Sequential(*trunk)
+        self.policy = _layer(hidden, num_actions, 0.01)
+        self.value = _layer(hidden, 1, 1.0)
+        self.card_inputs = [int(o) for o in card_inputs]
+        self.card_actions = [int(a) for a in card_actions]
+        self.card_select = [(int(a), int(o)) for a, o in card_select]
+        self.meld_planes = [(int(a), int(o), int(w)) for a, o, w in meld_planes]
+        if self.meld_planes:
+            self.meld_gate = _layer(hidden, len(self.meld_planes), 0.0)  # starts off
+        if self.card_inputs and self.card_actions:
+            self.card_in = _layer(len(self.card_inputs), card_hidden)
+            self.card_ctx = _layer(hidden, card_hidden)
+            n_out = len(self.card_actions) + len(self.card_select)
+            self.card_out = _layer(card_hidden, n_out, 0.01)
+            ids = [b + c for b in self.card_actions for c in range(52)]
+            self.register_buffer("card_ids", torch.tensor(ids), persistent=False)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits (illegal actions at ``MASKED_LOGIT``) and values, for (B, D) inputs and
+        (B, A) bool masks.
+        """
+        h = self.trunk(x)
+        logits = self.policy(h)
+        if self.card_inputs and self.card_actions:
+            planes = torch.stack([x[:, o : o + 52] for o in self.card_inputs], -1)  # (B, 52, K)
+            z = torch.tanh(self.card_in(planes) + self.card_ctx(h)[:, None, :])
+            out = self.card_out(z)  # (B, 52, M + S)
+            m = len(self.card_actions)
+            per_card = out[:, :, :m].transpose(1, 2).reshape(x.shape[0], -1)  # (B, M * 52)
+            logits = logits.index_add(1, self.card_ids, per_card)
+            for j, (a, o) in enumerate(self.card_select):
+                score = (x[:, o : o + 52] * out[:, :, m + j]).sum(1)
+                logits = logits.index_add(1, self.card_ids.new_tensor([a]), score[:, None])
+        if self.meld_planes:
+            gate = self.meld_gate(h)
+            add = torch.zeros_like(logits)
+            for k, (a, o, w) in enumerate(self.meld_planes):
+                add[:, a : a + w] += gate[:, k : k + 1] * x[:, o : o + w]
+            logits = logits + add
+        return logits.masked_fill(~mask, MASKED_LOGIT), self.value(h).squeeze(-1)
+
+
+def build_checkpoint(net: MaskedActorCritic, meta: dict[str, Any]) -> dict[str, Any]:
+    """The agent checkpoint dict of a network: weights plus what is needed to rebuild and feed
+    it (``meta``: game, options, features, obs_size, num_actions, hidden, layers, ...).
+    """
+    return {"format": CHECKPOINT_FORMAT, **meta, "state_dict": net.state_dict()}
+
+
+def load_network(ckpt: Mapping[str, Any]) -> MaskedActorCritic:
+    """Rebuild the network of an agent checkpoint dict (in eval mode; freshly initialised when
+    ``state_dict`` is None).
+    """
+    net = MaskedActorCritic(
+        ckpt["obs_size"],
+        ckpt["num_actions"],
+        ckpt["hidden"],
+        ckpt["layers"],
+        ckpt.get("card_inputs", ()),
+        ckpt.get("card_actions", ()),
+        ckpt.get("card_hidden", 32),
+        ckpt.get("card_select", ()),
+        ckpt.get("meld_planes", ()),
+    )
+    if ckpt.get("state_dict") is not None:
+        net.load_state_dict(ckpt["state_dict"])
+    return net.eval()
+
+
+__all__ = [
+    "CHECKPOINT_FORMAT",
+    "MASKED_LOGIT",
+    "MaskedActorCritic",
+    "build_checkpoint",
+    "load_network",
+]
