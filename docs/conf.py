@@ -45,7 +45,7 @@ myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3  # [text](page.md#a-heading) links, as on GitHub
 
 # -- autodoc / napoleon: the Google-style docstrings of the package --------------------------
-autodoc_default_options = {"members": True, "show-inheritance": True}
+autodoc_default_options = {"show-inheritance": True}
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_typehints_format = "short"
