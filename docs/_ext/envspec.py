@@ -10,7 +10,7 @@ Before the page is parsed the line is replaced by the module's ``__doc__``, with
 heading moved ``heading-offset`` levels down (so the docstring's ``## Arguments`` sits under the
 page's own ``##`` heading). The page is rebuilt whenever the module's source changes.
 
-Importing the module runs no kernel: numba compiles a kernel only when it is first called.
+Importing the module runs no game kernel: numba compiles a kernel only when it is first called.
 """
 
 from __future__ import annotations
