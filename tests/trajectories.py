@@ -9,6 +9,10 @@ restructuring; ``tests/test_trajectories.py`` replays every case and compares.
 Re-record only for an intended behaviour change (and bump the env's ``_vN``)::
 
     python tests/trajectories.py --write
+
+or, for an intended change of an agent (not of an env), only its AEC cases::
+
+    python tests/trajectories.py --write --only gin_ppo,rummy51_ppo
 """
 
 from __future__ import annotations
@@ -216,5 +220,13 @@ if __name__ == "__main__":
     if "--write" not in sys.argv:
         sys.exit("usage: python tests/trajectories.py --write")
     DATA.parent.mkdir(exist_ok=True)
-    DATA.write_text(json.dumps(record(), indent=0, sort_keys=True) + "\n")
+    if "--only" in sys.argv:
+        names = sys.argv[sys.argv.index("--only") + 1].split(",")
+        data = json.loads(DATA.read_text())
+        for name in names:
+            game, options, specs, seeds = AEC_CASES[name]
+            data["aec"][name] = {str(s): play_aec(game, options, specs, s) for s in seeds}
+    else:
+        data = record()
+    DATA.write_text(json.dumps(data, indent=0, sort_keys=True) + "\n")
     print(f"wrote {DATA}")
