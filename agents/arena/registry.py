@@ -15,6 +15,7 @@ checkpoint file or a checkpoint trained on another game.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import os
@@ -322,13 +323,13 @@ class _Params(NamedTuple):
 
     named: dict[str, inspect.Parameter]
     open: bool  # it takes **kwargs: any name goes
+    takes_seed: bool
 
 
-def _parameters(name: str, cls: type) -> _Params | None:
-    """The parameters of ``cls(seed=..., **kwargs)``; ``None`` when its signature is unknown.
-
-    Raises:
-        ValueError: if the class takes no ``seed`` keyword.
+@functools.cache
+def _parameters(cls: type) -> _Params | None:
+    """The parameters of ``cls(seed=..., **kwargs)``; ``None`` when its signature is unknown
+    (cached: the arena builds agents for every game).
     """
     try:
         sig = inspect.signature(cls)
@@ -337,13 +338,18 @@ def _parameters(name: str, cls: type) -> _Params | None:
     params = sig.parameters
     keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     open_ = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    if not open_ and not (params.get("seed") and params["seed"].kind in keyword):
-        raise ValueError(
-            f"agent {name!r}: {cls.__qualname__} takes no seed= argument (agents are built as "
-            "Class(seed=..., **parameters))"
-        )
+    seed = params.get("seed")
     named = {k: p for k, p in params.items() if k != "seed" and p.kind in keyword}
-    return _Params(named, open_)
+    return _Params(named, open_, open_ or (seed is not None and seed.kind in keyword))
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """The evaluated annotations of ``cls.__init__`` (empty when they do not evaluate; cached)."""
+    try:
+        return typing.get_type_hints(cls.__init__)
+    except Exception:  # annotations that do not evaluate: values are read generically
+        return {}
 
 
 def _kinds(hint: Any) -> list[Any] | None:
@@ -445,11 +451,12 @@ def _prepare(spec: str, game: str | None) -> tuple[AgentEntry, type]:
     if not inspect.isclass(cls):
         raise ValueError(f"agent {name!r}: {base.target} is a {type(cls).__name__}, not a class")
     _check_plays(name, cls, game)
-    params = _parameters(name, cls)
-    try:
-        hints = typing.get_type_hints(cls.__init__)
-    except Exception:  # annotations that do not evaluate: values are read generically
-        hints = {}
+    params = _parameters(cls)
+    if params is not None and not params.takes_seed:
+        raise ValueError(
+            f"agent {name!r}: {cls.__qualname__} takes no seed= argument (agents are built as "
+            "Class(seed=..., **parameters))"
+        )
     kwargs = dict(base.kwargs)
     for key, text in raw.items():
         if params is not None and not params.open and key not in params.named:
@@ -459,7 +466,7 @@ def _prepare(spec: str, game: str | None) -> tuple[AgentEntry, type]:
                 f"agent {name!r} has no parameter {key!r}; its parameters: "
                 + ", ".join(params.named)
             )
-        kwargs[key] = _coerce(name, key, text, hints.get(key))
+        kwargs[key] = _coerce(name, key, text, _hints(cls).get(key))
     if params is not None:
         missing = [k for k, p in params.named.items() if p.default is p.empty and k not in kwargs]
         if missing:
