@@ -4,7 +4,12 @@ Commands:
     simulate: play random games of every game variant with the compiled kernels and print a
         summary table (speed, decisions per game, how hands ended, mean scores).
     arena: round robin between agents (``rummy_agents.arena``, imported lazily) with duplicate
-        deals, win rates, score margins, Bradley-Terry ratings, CSV/JSON files and a heatmap.
+        deals, win rates, score margins, Bradley-Terry ratings, CSV/JSON files and a heatmap
+        (in ``./rummy_env_runs/arena_<game>``, or ``--out DIR``).
+
+A user error (a bad flag, option, agent spec, number or folder) is one line
+``rummy-env: error: ...`` on stderr and exit status 2, found before any game is played
+(:class:`CLIError`; argparse's own errors too).
 
 Every command is a function ``cmd_<name>(args) -> int`` registered in :data:`COMMANDS` by a
 ``add_<name>_parser`` function, so further commands (``arena``, ``play``, ``benchmark``,
@@ -16,11 +21,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from pathlib import Path
+from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
 
@@ -394,7 +402,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     if args.games < 1:
-        raise CLIError(f"--games must be at least 1, got {args.games}")
+        raise CLIError(f"--games must be an integer >= 1, got {args.games}")
+    if args.seed is not None and args.seed < 0:
+        raise CLIError(f"--seed must be an integer >= 0, got {args.seed}")
     games = args.game or [g for g in GAMES if g in SIMULATORS]
     if not args.game:
         for g in GAMES:
@@ -490,64 +500,145 @@ BASELINES = {
 }
 """The baseline agents of each game: what ``rummy-env arena --game all`` plays."""
 
+RUNS_DIR = "rummy_env_runs"
+"""Default parent folder of the arena's files, relative to the current folder: ``rummy-env
+arena`` writes into ``rummy_env_runs/arena_<game>`` (``--game all``:
+``rummy_env_runs/arena_<game>_baselines``) unless ``--out`` names a folder. It is never a tracked
+file of the repository (``results/`` holds the published runs; ``.gitignore`` lists
+``rummy_env_runs/``), and it works the same from an installed wheel, where the package folder is
+no place for a user's files.
+"""
 
-def cmd_arena(args: argparse.Namespace) -> int:
-    """Run ``rummy-env arena`` (the work is done by ``rummy_agents.arena``, imported here); with
-    ``--game all``, one round robin of the baselines per game, default rules.
+_SPEC_FLAGS = {
+    "deals": "--deals",
+    "seed": "--seed",
+    "workers": "--workers",
+    "max_decisions": "--max-decisions",
+    "bootstrap": "--bootstrap",
+}
+"""``ArenaSpec`` fields set by a flag: an error about the field names the flag instead."""
+
+
+@dataclass
+class ArenaJob:
+    """One round robin of ``rummy-env arena``: what to play and where its files go."""
+
+    spec: Any
+    out: Path | None
+
+
+def _arena_error(error: Exception) -> CLIError:
+    """A ``ValueError``/``TypeError`` of ``ArenaSpec`` as a CLI error naming the flag."""
+    text = str(error)
+    field_name = text.split(" ", 1)[0]
+    if field_name in _SPEC_FLAGS:
+        text = _SPEC_FLAGS[field_name] + text[len(field_name) :]
+    return CLIError(text)
+
+
+def check_out_dir(path: Path) -> Path:
+    """``path`` if the arena can write its files there: a folder, or a path whose first
+    existing parent is a writable folder (nothing is created here).
+
+    Raises:
+        CLIError: if it is a file, or under a file, or cannot be written.
     """
+    if path.exists() and not path.is_dir():
+        raise CLIError(f"--out {str(path)!r} is a file, not a folder")
+    parent = path
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise CLIError(f"--out {str(path)!r}: {str(parent)!r} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise CLIError(f"--out {str(path)!r}: cannot write in {str(parent)!r}")
+    return path
+
+
+def arena_jobs(args: argparse.Namespace) -> list[ArenaJob]:
+    """Every round robin ``rummy-env arena`` will play, each checked (game, options, numbers,
+    agents, out folder) before the first game is played: with ``--game all`` the agents of every
+    game are checked first.
+
+    Raises:
+        CLIError: for the first mistake found.
+    """
+    try:
+        from rummy_agents.arena import ArenaSpec
+    except ImportError as e:  # pragma: no cover - the agents package ships with rummy_env
+        raise CLIError(f"the arena needs the 'agents' package: {e}") from None
     if args.game == "all":
-        if args.option or args.episode or args.out not in (None, "none"):
-            raise CLIError("--game all plays default rules into results/arena_<game>_baselines")
-        status = 0
-        for game, agents in BASELINES.items():
-            sub = argparse.Namespace(**vars(args))
-            sub.game, sub.agents = game, args.agents or agents
-            sub.out = "none" if args.out == "none" else f"results/arena_{game}_baselines"
-            print(f"\n## {game}\n")
-            status = max(status, _arena_one(sub))
-        return status
-    return _arena_one(args)
-
-
-def _arena_one(args: argparse.Namespace) -> int:
-    if args.game not in GAMES:
+        if args.option or args.episode:
+            raise CLIError(
+                "--game all plays the default rules of every game: --option and --episode "
+                "need one --game"
+            )
+        games = list(BASELINES)
+    elif args.game in GAMES:
+        games = [args.game]
+    else:
         raise CLIError(f"unknown game {args.game!r}; available: {', '.join(GAMES)}, all")
-    if args.agents is None:
-        args.agents = BASELINES[args.game]
     options = parse_options(args.option)
     if args.episode is not None:
         options["episode"] = args.episode
-    make_config(args.game, options)
-    try:
-        from rummy_agents.arena import ArenaSpec, markdown, run_arena, write_outputs
-    except ImportError as e:  # pragma: no cover - the agents package ships with rummy_env
-        raise CLIError(f"the arena needs the 'agents' package: {e}") from None
-    agents = tuple(a.strip() for a in args.agents.split(",") if a.strip())
     seed = args.seed
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
-    try:
-        spec = ArenaSpec(
-            game=args.game,
-            agents=agents,
-            deals=args.deals,
-            seed=seed,
-            options=options,
-            workers=args.workers,
-            max_decisions=args.max_decisions,
-            bootstrap=args.bootstrap,
-        )
-    except ValueError as e:
-        raise CLIError(str(e)) from None
-    try:
-        result = run_arena(spec, progress=not args.no_progress)
-    except ValueError as e:
-        raise CLIError(str(e)) from None
-    print(markdown(result))
-    out = args.out or f"results/arena_{args.game}"
-    if out.lower() != "none":
-        paths = write_outputs(result, out, png=not args.no_plot)
-        print(f"\nwrote {', '.join(str(p) for p in paths)}")
+    jobs = []
+    for game in games:
+        make_config(game, options)
+        names = args.agents if args.agents is not None else BASELINES[game]
+        agents = tuple(a.strip() for a in names.split(",") if a.strip())
+        try:
+            spec = ArenaSpec(
+                game=game,
+                agents=agents,
+                deals=args.deals,
+                seed=seed,
+                options=options,
+                workers=args.workers,
+                max_decisions=args.max_decisions,
+                bootstrap=args.bootstrap,
+            )
+        except (ValueError, TypeError) as e:
+            raise _arena_error(e) from None
+        if args.out is not None and args.out.lower() == "none":
+            out = None
+        elif args.game == "all":  # the baselines' folders as published under results/
+            folder = f"arena_{game}" if args.agents is not None else f"arena_{game}_baselines"
+            out = Path(args.out or RUNS_DIR) / folder
+        else:
+            out = Path(args.out or Path(RUNS_DIR, f"arena_{game}"))
+        jobs.append(ArenaJob(spec, out if out is None else check_out_dir(out)))
+    return jobs
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    """Run ``rummy-env arena`` (the work is done by ``rummy_agents.arena``, imported here); with
+    ``--game all``, one round robin per game (the game's baselines unless ``--agents``), default
+    rules. Everything is checked (:func:`arena_jobs`) before the first game is played.
+    """
+    jobs = arena_jobs(args)
+    from rummy_agents.arena import markdown, run_arena, write_outputs
+
+    skipped: dict[str, None] = {}  # notes of what was not written (the heatmap), in order
+    for job in jobs:
+        if args.game == "all":
+            print(f"\n## {job.spec.game}\n")
+        try:
+            result = run_arena(job.spec, progress=not args.no_progress)
+        except ValueError as e:
+            raise CLIError(str(e)) from None
+        print(markdown(result))
+        if job.out is not None:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                paths = write_outputs(result, job.out, png=not args.no_plot)
+            for w in caught:
+                skipped[" ".join(str(w.message).split())] = None
+            print(f"\nwrote {', '.join(str(p) for p in paths)}")
+    for note in skipped:
+        print(f"{PROG}: note: {note}", file=sys.stderr)
     return 0
 
 
@@ -560,7 +651,8 @@ def add_arena_parser(sub: argparse._SubParsersAction) -> None:
             "Play every pair of agents on the same duplicate deals (each deal twice, seats "
             "exchanged, same cards), in parallel processes, and report wins, win rates with "
             "Wilson intervals, score margins with t intervals, Bradley-Terry ratings, CSV/JSON "
-            "files and a win-rate heatmap. A seeded run gives the same results for any --workers."
+            "files and a win-rate heatmap (needs matplotlib: pip install 'rummy_env[plot]'). A "
+            "seeded run gives the same results for any --workers."
         ),
     )
     p.add_argument(
@@ -572,9 +664,11 @@ def add_arena_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--agents",
         default=None,
-        help="comma-separated agent names (Gin: random, novice, simple, simple_best, ismcts, "
-        "openspiel; 500 Rum and Rummy 51: random, greedy; any game: ppo@checkpoint=PATH, "
-        "module:Class; parameters as name@key=value); default: the game's baselines ("
+        help="comma-separated agent specs, name or name@key=value@key=value (Gin: random, "
+        "novice, simple, simple_best, planner, ismcts, heuristic, openspiel; 500 Rum: random, "
+        "greedy, ismcts, heuristic; Rummy 51: random, greedy, greedy_plus, ismcts, heuristic; "
+        "any game: ppo@checkpoint=PATH, package.module:Class); every agent and parameter is "
+        "checked for every game before a game is played; default: the game's baselines ("
         + "; ".join(f"{g}: {a}" for g, a in BASELINES.items())
         + ")",
     )
@@ -600,7 +694,10 @@ def add_arena_parser(sub: argparse._SubParsersAction) -> None:
         "--out",
         default=None,
         metavar="DIR",
-        help="output folder for CSV/JSON/PNG (default results/arena_<game>; 'none': no files)",
+        help=f"folder for the CSV/JSON/markdown files and the heatmap (default "
+        f"./{RUNS_DIR}/arena_<game>, in the current folder; with --game all, a folder per game "
+        "in DIR: arena_<game>_baselines, or arena_<game> with --agents, default DIR "
+        f"./{RUNS_DIR}, so --out results refreshes the published baselines; 'none': no files)",
     )
     p.add_argument(
         "--max-decisions",
@@ -611,7 +708,11 @@ def add_arena_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--bootstrap", type=int, default=200, help="bootstrap resamples for rating intervals"
     )
-    p.add_argument("--no-plot", action="store_true", help="skip the heatmap PNG")
+    p.add_argument(
+        "--no-plot",
+        action="store_true",
+        help="skip the heatmap PNG (skipped anyway, with a note, without matplotlib)",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(func=cmd_arena)
 
@@ -626,13 +727,21 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
 """Functions adding one subcommand each (set ``func`` to the command's handler)."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are :class:`CLIError`: one line, no usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        """Raise the usage error as a :class:`CLIError` (``main`` prints it as one line)."""
+        raise CLIError(f"{message} (see {self.prog} --help)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every registered subcommand."""
     from rummy_env import __version__
 
-    parser = argparse.ArgumentParser(prog=PROG, description="Rummy card game environments.")
+    parser = _Parser(prog=PROG, description="Rummy card game environments.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for add in COMMANDS:
         add(sub)
@@ -640,12 +749,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (2 for usage errors and bad options)."""
-    args = build_parser().parse_args(argv)
+    """Run the CLI; returns the exit status: 0, or 2 for a user error (a bad flag, option,
+    agent, number or folder), printed as one line ``rummy-env: error: ...`` on stderr before
+    any game is played. ``--help`` and ``--version`` exit (``SystemExit(0)``) as usual.
+    """
     try:
+        args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
     except CLIError as e:
-        print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
+        print(f"{PROG}: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
 
 

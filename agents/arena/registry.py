@@ -4,13 +4,30 @@ A registry entry is ``"module:Class"`` plus default keyword arguments; the class
 when an agent of that name is built, so heavy agents (search, torch) cost nothing until used. Any
 ``"package.module:Class"`` string also works as an agent name, and ``@key=value`` suffixes pass
 keyword arguments: ``ismcts@iterations=200``, ``simple@take_rule=best_meld``.
+
+:func:`check_agent` is the one check of a spec for a game, shared by :func:`agent_spec`,
+:func:`make_agent`, the arena (``ArenaSpec``) and the command line: it raises ``ValueError``
+(``rummy_env.core.validate.ArgumentTypeError``, also a ``TypeError``, for a value of the wrong
+type) with a one-line message naming what is wrong and what is allowed, for an unknown agent, an
+agent of another game, an unknown parameter, a value of the wrong type or out of range, a missing
+checkpoint file or a checkpoint trained on another game.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
+import os
+import re
+import types
+import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path, PurePath
+from typing import Any, NamedTuple
+
+from rummy_env.core.validate import ArgumentTypeError
 
 
 @dataclass(frozen=True)
@@ -23,6 +40,22 @@ class AgentEntry:
     takes_game: bool = False
     """The class takes ``game=``: :func:`resolve` passes the game it resolves for."""
 
+    def agent_class(self) -> Any:
+        """The class of the entry, imported.
+
+        Raises:
+            ValueError: for a class that cannot be imported.
+        """
+        # the package installed as ``agents`` before it took a name of its own
+        mod_name, _, cls_name = _full_target(self.target).partition(":")
+        try:
+            obj: Any = importlib.import_module(mod_name)
+            for part in cls_name.split("."):
+                obj = getattr(obj, part)
+        except Exception as e:  # noqa: BLE001 - any failure of an import is the user's to read
+            raise ValueError(f"agent {self.target!r}: cannot import it ({_one_line(e)})") from None
+        return obj
+
     def build(self, seed: int | None = None) -> Any:
         """The agent, seeded (so an entry is an agent factory for
         ``rummy_env.wrappers.RummySingleAgentEnv``).
@@ -30,15 +63,7 @@ class AgentEntry:
         Raises:
             ValueError: for a class that cannot be imported.
         """
-        mod_name, _, cls_name = self.target.partition(":")
-        if mod_name == "agents" or mod_name.startswith("agents."):
-            # The package installed as ``agents`` before it took a name of its own.
-            mod_name = "rummy_" + mod_name
-        try:
-            cls = getattr(importlib.import_module(mod_name), cls_name)
-        except (ImportError, AttributeError) as e:
-            raise ValueError(f"agent {self.target!r}: cannot import it ({e})") from None
-        return cls(seed=seed, **self.kwargs)
+        return self.agent_class()(seed=seed, **self.kwargs)
 
 
 AGENTS: dict[str, AgentEntry] = {
@@ -135,69 +160,381 @@ def parse_value(text: str) -> Any:
     return text
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Split an agent spec ``name@key=value@key=value`` into the name and keyword arguments
-    (values: int, float, true/false, none, or text).
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+"""A dotted Python name (``package.module`` or ``Class``)."""
+
+_MAX_MESSAGE = 400
+"""Longest error text passed on from an agent's own exception (longer ones are cut)."""
+
+
+def _one_line(error: BaseException) -> str:
+    """The text of an exception on one line (whitespace runs collapsed, long texts cut)."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 3] + "..."
+
+
+def split_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split an agent spec ``name@key=value@key=value`` into the name and the text of each
+    parameter (both stripped of surrounding spaces).
 
     Raises:
-        ValueError: for a parameter without ``=``.
+        ArgumentTypeError: if ``spec`` is not a string.
+        ValueError: for an empty name, a parameter without ``=`` or without a key, a parameter
+            given twice, or ``@seed=`` (the arena seeds every agent itself).
     """
+    if not isinstance(spec, str):
+        raise ArgumentTypeError(
+            f"agent spec must be a string like 'name' or 'name@key=value', got {spec!r:.80}"
+        )
     name, *params = spec.split("@")
-    kwargs: dict[str, Any] = {}
+    name = name.strip()
+    if not name:
+        raise ValueError(f"agent spec {spec!r} has no agent name: expected name or name@key=value")
+    raw: dict[str, str] = {}
     for p in params:
         key, sep, value = p.partition("=")
-        if not sep or not key.strip():
+        key = key.strip()
+        if not sep or not key:
             raise ValueError(f"bad agent parameter {p!r} in {spec!r}: expected key=value")
-        if key.strip() == "seed":
+        if key == "seed":
             raise ValueError(f"{spec!r}: the arena seeds every agent itself; drop @seed=")
-        kwargs[key.strip()] = parse_value(value)
-    return name.strip(), kwargs
+        if key in raw:
+            raise ValueError(f"agent parameter {key!r} is given twice in {spec!r}")
+        raw[key] = value.strip()
+    return name, raw
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split an agent spec ``name@key=value@key=value`` into the name and keyword arguments
+    (values read by :func:`parse_value`: int, float, true/false, none, or text; the typed
+    reading of :func:`check_agent` follows the class's annotations instead).
+
+    Raises:
+        ValueError: as :func:`split_spec`.
+    """
+    name, raw = split_spec(spec)
+    return name, {k: parse_value(v) for k, v in raw.items()}
+
+
+def _game_names(game: str) -> str:
+    """The names that play ``game``, for an error message."""
+    return ", ".join([*AGENTS, *GAME_AGENTS[game]]) + ", or 'package.module:Class'"
+
+
+def _lookup(name: str, game: str | None) -> AgentEntry:
+    """The registry entry of an agent name (a ``module:Class`` name is its own entry).
+
+    Raises:
+        ValueError: for an unknown game, an unknown name, a name of another game's agent, a name
+            several games have without ``game``, or a malformed ``module:Class``.
+    """
+    if game is not None and (not isinstance(game, str) or game not in GAME_AGENTS):
+        raise ValueError(f"game must be one of {', '.join(GAME_AGENTS)}, got {game!r:.80}")
+    owners = [g for g, table in GAME_AGENTS.items() if name in table]
+    if name in AGENTS:
+        return AGENTS[name]
+    if game is not None and name in GAME_AGENTS[game]:
+        return GAME_AGENTS[game][name]
+    if game is None and len(owners) == 1:
+        return GAME_AGENTS[owners[0]][name]
+    if ":" in name:
+        module, _, cls = name.partition(":")
+        if not (_DOTTED.fullmatch(module) and _DOTTED.fullmatch(cls)):
+            raise ValueError(
+                f"agent {name!r} is not a registered name and does not look like "
+                "'package.module:Class'"
+            )
+        return AgentEntry(name)
+    if game is None and owners:
+        raise ValueError(
+            f"agent {name!r} is an agent of several games ({', '.join(owners)}): pass game="
+        )
+    if owners:
+        raise ValueError(
+            f"agent {name!r} plays {', '.join(owners)}, not {game}; agents of {game}: "
+            + _game_names(game)
+        )
+    if game is None:
+        known = ", ".join([*AGENTS, *sorted(set().union(*GAME_AGENTS.values()))])
+        raise ValueError(f"unknown agent {name!r}; available: {known}, or 'package.module:Class'")
+    raise ValueError(f"unknown agent {name!r} for {game}; agents of {game}: {_game_names(game)}")
 
 
 def resolve(spec: str, game: str | None = None) -> AgentEntry:
     """The registry entry of an agent spec (a ``module:Class`` name is its own entry), with
-    the spec's ``@key=value`` parameters merged over the entry's defaults. ``game`` picks the
-    game's own agents (:data:`GAME_AGENTS`); without it, a name only one game has is that
-    game's agent.
+    the spec's ``@key=value`` parameters (read by :func:`parse_value`) merged over the entry's
+    defaults, without importing the class. ``game`` picks the game's own agents
+    (:data:`GAME_AGENTS`); without it, a name only one game has is that game's agent.
+    :func:`check_agent` does this and checks the parameters against the class.
 
     Raises:
         ValueError: for an unknown name, a name of another game's agent, a name several games
             have without ``game``, or a malformed spec.
     """
     name, kwargs = parse_spec(spec)
-    if game is not None and game not in GAME_AGENTS:
-        raise ValueError(f"game must be one of {sorted(GAME_AGENTS)}, got {game!r}")
-    owners = [g for g, table in GAME_AGENTS.items() if name in table]
-    if name in AGENTS:
-        entry = AGENTS[name]
-    elif game is not None and name in GAME_AGENTS[game]:
-        entry = GAME_AGENTS[game][name]
-    elif game is None and len(owners) == 1:
-        entry = GAME_AGENTS[owners[0]][name]
-    elif ":" in name:
-        entry = AgentEntry(name)
-    elif game is None and owners:
-        raise ValueError(
-            f"agent {name!r} is an agent of several games ({', '.join(owners)}): pass game="
-        )
-    elif owners:
-        raise ValueError(
-            f"agent {name!r} plays {', '.join(owners)}, not {game}; agents of {game}: "
-            f"{', '.join([*AGENTS, *GAME_AGENTS[game]])} or 'module:Class'"
-        )
-    else:
-        known = [
-            *AGENTS,
-            *(GAME_AGENTS[game] if game else sorted(set().union(*GAME_AGENTS.values()))),
-        ]
-        raise ValueError(f"unknown agent {name!r}; available: {', '.join(known)} or 'module:Class'")
+    entry = _lookup(name, game)
     if entry.takes_game and game is not None:
         kwargs.setdefault("game", game)
     return AgentEntry(entry.target, {**entry.kwargs, **kwargs}, entry.doc, entry.takes_game)
 
 
+def _full_target(target: str) -> str:
+    """``target`` with the package's old name ``agents`` spelled ``rummy_agents``."""
+    if target == "agents" or target.startswith(("agents.", "agents:")):
+        return "rummy_" + target
+    return target
+
+
+def plays_games(agent: Any) -> tuple[str, ...] | None:
+    """The games an agent (a class or an instance) plays; ``None`` when it does not say (any
+    game).
+
+    In order: a ``games`` attribute (a tuple of game names), the game its checkpoint was trained
+    on (``meta["game"]``, as :class:`rummy_agents.ppo_agent.PPOAgent` records it), the games
+    whose registry entries (:data:`GAME_AGENTS`) build its class.
+    """
+    declared = getattr(agent, "games", None)
+    if isinstance(declared, str):
+        declared = (declared,)
+    if isinstance(declared, (tuple, list)) and all(isinstance(g, str) for g in declared):
+        return tuple(declared) or None
+    meta = getattr(agent, "meta", None)
+    if isinstance(meta, Mapping) and isinstance(meta.get("game"), str):
+        return (meta["game"],)
+    cls = agent if inspect.isclass(agent) else type(agent)
+    target = f"{cls.__module__}:{cls.__qualname__}"
+    owners = tuple(
+        g
+        for g, table in GAME_AGENTS.items()
+        if any(_full_target(e.target) == target for e in table.values())
+    )
+    return owners or None
+
+
+def _check_plays(spec: str, agent: Any, game: str | None) -> None:
+    """Refuse an agent (class or instance) that says it plays other games than ``game``."""
+    plays = plays_games(agent)
+    if game is None or plays is None or game in plays:
+        return
+    why = ""
+    meta = getattr(agent, "meta", None)
+    if isinstance(meta, Mapping) and meta.get("game") in plays:
+        why = f" (its checkpoint was trained on {meta['game']})"
+    raise ValueError(
+        f"agent {spec!r} plays {', '.join(plays)}{why}, not {game}; agents of {game}: "
+        + _game_names(game)
+    )
+
+
+class _Params(NamedTuple):
+    """The keyword parameters of an agent class (``seed`` left out)."""
+
+    named: dict[str, inspect.Parameter]
+    open: bool  # it takes **kwargs: any name goes
+    takes_seed: bool
+
+
+@functools.cache
+def _parameters(cls: type) -> _Params | None:
+    """The parameters of ``cls(seed=..., **kwargs)``; ``None`` when its signature is unknown
+    (cached: the arena builds agents for every game).
+    """
+    try:
+        sig = inspect.signature(cls)
+    except (TypeError, ValueError):
+        return None
+    params = sig.parameters
+    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    open_ = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    seed = params.get("seed")
+    named = {k: p for k, p in params.items() if k != "seed" and p.kind in keyword}
+    return _Params(named, open_, open_ or (seed is not None and seed.kind in keyword))
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """The evaluated annotations of ``cls.__init__`` (empty when they do not evaluate; cached)."""
+    try:
+        return typing.get_type_hints(cls.__init__)
+    except Exception:  # annotations that do not evaluate: values are read generically
+        return {}
+
+
+def _kinds(hint: Any) -> list[Any] | None:
+    """What a parameter annotation allows, as a list of ``None``, ``bool``, ``int``, ``float``,
+    ``str`` and ``("choice", value)`` items; ``None`` for an annotation read generically.
+    """
+    if hint is Any:
+        return None
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        out: list[Any] = []
+        for arg in typing.get_args(hint):
+            kinds = _kinds(arg)
+            if kinds is None:
+                return None
+            out += kinds
+        return out
+    if typing.get_origin(hint) is typing.Literal:
+        return [("choice", v) for v in typing.get_args(hint)]
+    if hint is type(None) or hint is None:
+        return [None]
+    if hint in (bool, int, float, str):
+        return [hint]
+    if isinstance(hint, type) and issubclass(hint, (os.PathLike, PurePath)):
+        return [str]
+    return None
+
+
+def _describe(kinds: list[Any]) -> str:
+    words = {None: "none", bool: "true or false", int: "an integer", float: "a number"}
+    out = [words[k] for k in (None, bool, int, float) if k in kinds]
+    choices = [v for k in kinds if isinstance(k, tuple) for v in k[1:]]
+    if choices:
+        out.append("one of " + ", ".join(repr(c) for c in choices))
+    if str in kinds:
+        out.append("text")
+    return " or ".join(out)
+
+
+def _coerce(name: str, key: str, text: str, hint: Any) -> Any:
+    """The value of parameter ``key`` written as ``text``, read as its annotation ``hint`` says
+    (none, true/false, an integer, a number, a choice, text; in that order of preference);
+    without a usable annotation, :func:`parse_value`.
+
+    Raises:
+        ArgumentTypeError: if ``text`` is none of what the annotation allows.
+    """
+    kinds = _kinds(hint) if hint is not None else None
+    if not kinds:
+        return parse_value(text)
+    low = text.lower()
+    if None in kinds and low in ("none", "null"):
+        return None
+    if bool in kinds and low in ("true", "false"):
+        return low == "true"
+    for conv in (int, float):
+        if conv in kinds:
+            try:
+                return conv(text)
+            except ValueError:
+                pass
+    for k in kinds:
+        if isinstance(k, tuple) and str(k[1]) == text:
+            return k[1]
+    if str in kinds:
+        return text
+    raise ArgumentTypeError(f"agent {name!r}: {key} must be {_describe(kinds)}, got {text!r}")
+
+
+def _check_checkpoint(name: str, kwargs: dict[str, Any], params: _Params | None) -> None:
+    """A ``checkpoint`` parameter (given, or the class's default) must name an existing file.
+
+    Raises:
+        ValueError: if it names no file.
+    """
+    if "checkpoint" in kwargs:
+        path = kwargs["checkpoint"]
+    elif params is not None and "checkpoint" in params.named:
+        path = params.named["checkpoint"].default
+    else:
+        return
+    if not isinstance(path, (str, os.PathLike)):
+        return
+    file = Path(path).expanduser()
+    if not file.is_file():
+        where = "" if file.is_absolute() else f" (in {Path.cwd()})"
+        raise ValueError(
+            f"agent {name!r}: checkpoint {str(path)!r} is not a file{where}; give "
+            f"{name}@checkpoint=PATH of an agent checkpoint"
+        )
+
+
+def _prepare(spec: str, game: str | None) -> tuple[AgentEntry, type]:
+    """The checks of :func:`check_agent` that need no agent: the entry, with its parameters
+    typed by the class's annotations, and the class.
+    """
+    name, raw = split_spec(spec)
+    base = _lookup(name, game)
+    cls = base.agent_class()
+    if not inspect.isclass(cls):
+        raise ValueError(f"agent {name!r}: {base.target} is a {type(cls).__name__}, not a class")
+    _check_plays(name, cls, game)
+    params = _parameters(cls)
+    if params is not None and not params.takes_seed:
+        raise ValueError(
+            f"agent {name!r}: {cls.__qualname__} takes no seed= argument (agents are built as "
+            "Class(seed=..., **parameters))"
+        )
+    kwargs = dict(base.kwargs)
+    for key, text in raw.items():
+        if params is not None and not params.open and key not in params.named:
+            if not params.named:
+                raise ValueError(f"agent {name!r} takes no parameters, got {key}={text!r}")
+            raise ValueError(
+                f"agent {name!r} has no parameter {key!r}; its parameters: "
+                + ", ".join(params.named)
+            )
+        kwargs[key] = _coerce(name, key, text, _hints(cls).get(key))
+    if params is not None:
+        missing = [k for k, p in params.named.items() if p.default is p.empty and k not in kwargs]
+        if missing:
+            raise ValueError(
+                f"agent {name!r} needs the parameter(s) {', '.join(missing)}: "
+                f"{name}@{missing[0]}=VALUE"
+            )
+    _check_checkpoint(name, kwargs, params)
+    if base.takes_game and game is not None:
+        kwargs.setdefault("game", game)
+    return AgentEntry(base.target, kwargs, base.doc, base.takes_game), cls
+
+
+def _build(spec: str, cls: type, kwargs: dict[str, Any], seed: int | None, game: str | None) -> Any:
+    """``cls(seed=seed, **kwargs)``, its own errors turned into one-line ``ValueError``s (or
+    ``ArgumentTypeError``s for a ``TypeError``), checked to play ``game``.
+    """
+    try:
+        agent = cls(seed=seed, **kwargs)
+    except TypeError as e:
+        raise ArgumentTypeError(f"agent {spec!r}: {_one_line(e)}") from None
+    except Exception as e:  # the class's own checks (ValueError), a bad checkpoint, ...
+        raise ValueError(f"agent {spec!r}: {_one_line(e)}") from None
+    _check_plays(spec, agent, game)
+    return agent
+
+
+def check_agent(spec: str, game: str | None = None) -> AgentEntry:
+    """Parse and check an agent spec (``name`` or ``name@key=value@...``) for ``game``: the
+    one check behind :func:`agent_spec`, :func:`make_agent`, the arena and ``rummy-env arena``.
+
+    In order: the spec's form (:func:`split_spec`); the name (registered for ``game`` or for
+    every game, or an importable ``package.module:Class``); the class plays ``game``
+    (:func:`plays_games`) and takes ``seed=``; each parameter is one of the class's keyword
+    parameters and its text reads as the parameter's annotation allows (``int | None``: an
+    integer or ``none``); required parameters are given; a ``checkpoint`` parameter names a
+    file. Then one agent is built (seed 0): the class's own checks of its values run, and an
+    agent that says what it plays (a checkpoint's game) must play ``game``.
+
+    Args:
+        spec: the agent spec.
+        game: the game it must play (a key of :data:`GAME_AGENTS`); ``None``: a name only one
+            game has means that game's agent, and nothing is checked against a game.
+
+    Returns:
+        The agent's factory: an :class:`AgentEntry` whose ``kwargs`` hold the typed parameters.
+
+    Raises:
+        ValueError: with a one-line message naming the spec, what is wrong and what is allowed;
+            :class:`~rummy_env.core.validate.ArgumentTypeError` (also a ``TypeError``) for a
+            value of the wrong type.
+    """
+    entry, cls = _prepare(spec, game)
+    _build(spec, cls, entry.kwargs, 0, game)
+    return entry
+
+
 def check_spec(spec: str) -> None:
-    """Check that an agent spec names a registered agent (of any game) or a ``module:Class``.
+    """Check that an agent spec names a registered agent (of any game) or a ``module:Class``,
+    without importing it (:func:`check_agent` checks everything, for one game).
 
     Raises:
         ValueError: for an unknown name or a malformed spec.
@@ -209,24 +546,25 @@ def check_spec(spec: str) -> None:
 
 
 def agent_spec(name: str, game: str | None = None) -> AgentEntry:
-    """The factory of an agent spec (``name`` or ``name@key=value...``) for ``game``: its
-    ``build(seed)`` makes a seeded agent. Pass it as an opponent of
+    """The factory of an agent spec (``name`` or ``name@key=value...``) for ``game``, checked
+    by :func:`check_agent`: its ``build(seed)`` makes a seeded agent. Pass it as an opponent of
     ``rummy_env.wrappers.RummySingleAgentEnv`` to rebuild the agent at every reset.
 
     Raises:
-        ValueError: for an unknown name or a malformed spec.
+        ValueError: as :func:`check_agent` (a ``TypeError`` too for a value of the wrong type).
     """
-    return resolve(name, game)
+    return check_agent(name, game)
 
 
 def make_agent(name: str, seed: int | None = None, game: str | None = None) -> Any:
     """Build the agent of a spec (``name`` or ``name@key=value...``) with a seed, for ``game``
-    (its own entry of the name, if any).
+    (its own entry of the name, if any), with the checks of :func:`check_agent`.
 
     Raises:
-        ValueError: for an unknown name or a class that cannot be imported.
+        ValueError: as :func:`check_agent` (a ``TypeError`` too for a value of the wrong type).
     """
-    return resolve(name, game).build(seed)
+    entry, cls = _prepare(name, game)
+    return _build(name, cls, entry.kwargs, seed, game)
 
 
 __all__ = [
@@ -234,10 +572,13 @@ __all__ = [
     "GAME_AGENTS",
     "AgentEntry",
     "agent_spec",
+    "check_agent",
     "check_spec",
     "make_agent",
     "parse_spec",
     "parse_value",
+    "plays_games",
     "register_agent",
     "resolve",
+    "split_spec",
 ]

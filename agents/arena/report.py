@@ -239,8 +239,8 @@ def write_outputs(result: ArenaResult, out_dir: str | Path, png: bool = True) ->
         except ImportError:
             # the picture is optional: a plain install has no matplotlib (the plot extra)
             warnings.warn(
-                "heatmap.png skipped: matplotlib is not installed "
-                "(pip install -c constraints.txt -e '.[plot]')",
+                "heatmap.png skipped: matplotlib is not installed (pip install 'rummy_env[plot]'; "
+                "in a checkout: pip install -c constraints.txt -e '.[plot]')",
                 stacklevel=2,
             )
     return paths

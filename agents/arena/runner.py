@@ -23,7 +23,8 @@ import numpy as np
 
 from rummy_agents.arena import stats as S
 from rummy_agents.arena.play import make_env, play_deal
-from rummy_agents.arena.registry import make_agent, resolve
+from rummy_agents.arena.registry import GAME_AGENTS, check_agent, make_agent
+from rummy_env.core.validate import ArgumentTypeError, check_int, check_options
 
 DEFAULT_MAX_DECISIONS = 100_000
 """Decision cap per game; a game reaching it counts as truncated (neither win nor loss)."""
@@ -56,20 +57,38 @@ class ArenaSpec:
     chunk: int | None = None
 
     def __post_init__(self) -> None:
+        """Check every field (one-line messages naming the field, the value and what is
+        allowed), then every agent for the game (:func:`~rummy_agents.arena.registry.check_agent`),
+        so a bad spec fails here, before any game is played.
+
+        Raises:
+            ValueError: for a bad field or agent (``ArgumentTypeError``, also a ``TypeError``,
+                for a value of the wrong type).
+        """
+        if not isinstance(self.game, str) or self.game not in GAME_AGENTS:
+            raise ValueError(f"game must be one of {', '.join(GAME_AGENTS)}, got {self.game!r:.80}")
+        if isinstance(self.agents, str) or not isinstance(self.agents, Sequence):
+            raise ArgumentTypeError(
+                f"agents must be a sequence of agent specs, got {self.agents!r:.80}"
+            )
+        object.__setattr__(self, "agents", tuple(self.agents))
+        for name, lo in (
+            ("deals", 1),
+            ("seed", 0),
+            ("workers", 1),
+            ("max_decisions", 1),
+            ("bootstrap", 0),
+        ):
+            object.__setattr__(self, name, check_int(name, getattr(self, name), lo=lo))
+        if self.chunk is not None:
+            object.__setattr__(self, "chunk", check_int("chunk", self.chunk, lo=1))
+        object.__setattr__(self, "options", check_options("options", self.options))
         if len(self.agents) < 2:
             raise ValueError(f"need at least two agents, got {list(self.agents)}")
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agent names must be distinct, got {list(self.agents)}")
         for a in self.agents:
-            resolve(a, self.game)
-        if self.deals < 1:
-            raise ValueError(f"deals must be at least 1, got {self.deals}")
-        if self.workers < 1:
-            raise ValueError(f"workers must be at least 1, got {self.workers}")
-        if self.seed < 0:
-            raise ValueError(f"seed must be non-negative, got {self.seed}")
-        if self.max_decisions < 1:
-            raise ValueError(f"max_decisions must be at least 1, got {self.max_decisions}")
+            check_agent(a, self.game)
 
     @property
     def pairs(self) -> list[tuple[int, int]]:
