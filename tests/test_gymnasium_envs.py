@@ -289,6 +289,54 @@ def test_three_player_tables_with_the_default_opponent():
     assert obs.shape == (2, venv.single_observation_space.shape[0])
 
 
+class Recording:
+    """A factory of agents that check what they are shown and play random legal moves."""
+
+    def __init__(self, venv_box: list) -> None:
+        self.venv_box = venv_box
+        self.calls = 0
+
+    def build(self, seed: int) -> object:
+        outer, rng = self, np.random.default_rng(seed)
+
+        class Agent:
+            name = "recording"
+
+            def act(self, observation, view):
+                game = outer.venv_box[0].game
+                i, seat = view.index, view.seat
+                assert game.states["cur"][i] == seat
+                assert np.array_equal(observation["observation"], game.observe(i, seat))
+                assert np.array_equal(observation["action_mask"], game.action_mask(i))
+                outer.calls += 1
+                return int(rng.choice(np.flatnonzero(observation["action_mask"])))
+
+        return Agent()
+
+
+def test_agents_acting_one_game_at_a_time_get_their_games_view():
+    box: list = []
+    rec = Recording(box)
+    venv = gym.make_vec(GIN, num_envs=3, opponent=rec)
+    box.append(venv)
+    rng = np.random.default_rng(0)
+    _, info = venv.reset(seed=0)
+    for _ in range(20):
+        _, _, _, _, info = venv.step(random_legal(info["action_mask"], rng))
+    assert rec.calls > 20
+
+
+def test_heuristic_plays_batched_and_at_three_player_tables():
+    rng = np.random.default_rng(0)
+    for kwargs in ({}, {"num_players": 3}):
+        # 2 players: act_game over the batch; 3 players: per game, on the seat's table view
+        venv = gym.make_vec(GIN, num_envs=2, opponent="heuristic", **kwargs)
+        _, info = venv.reset(seed=0)
+        for _ in range(15):
+            _, _, _, _, info = venv.step(random_legal(info["action_mask"], rng))
+        assert venv._kinds[0] == ("seat" if kwargs else "game")
+
+
 def test_features_are_appended():
     from rummy_agents.features import FeatureSet
 
