@@ -5,6 +5,10 @@ env = gin_rummy_v0.env()
 
 import rummy_env
 venv = rummy_env.make_vec("gin_rummy", 1024, seed=0)
+
+import gymnasium, rummy_env  # one learner against the game's rule-based agent
+env = gymnasium.make("rummy/GinRummy-v0")
+venv = gymnasium.make_vec("rummy/GinRummy-v0", num_envs=256)
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from rummy_env.core import jitcache as _jitcache
 
 _jitcache.ensure_fresh()
 
+import gymnasium as _gym  # noqa: E402
 import pettingzoo as _pz  # noqa: E402
 
 from rummy_env import five_hundred_rum_v1, gin_rummy_v0, rummy51_v1  # noqa: E402
@@ -38,8 +43,28 @@ for _id, _entry in ENV_IDS.items():
     if _id not in _pz.aec_registry:
         _pz.register("aec", _id, entry_point=_entry)
 
+GYM_IDS = {
+    "rummy/GinRummy-v0": "gin_rummy",
+    "rummy/FiveHundredRum-v0": "five_hundred_rum",
+    "rummy/Rummy51-v0": "rummy51",
+}
+"""Gymnasium ids: one learner seat against opponents (default: the game's rule-based agent),
+``gymnasium.make(id)`` a ``RummySingleAgentEnv``, ``gymnasium.make_vec(id, num_envs=N)`` a
+``RummySingleAgentVectorEnv``. Their entry points resolve opponents by name, so they live with
+the agents (``rummy_agents.gym_envs``, a string here: this package never imports that one)."""
+
+for _id, _game in GYM_IDS.items():
+    if _id not in _gym.registry:  # importing twice (or reloading) must not re-register
+        _gym.register(
+            _id,
+            entry_point="rummy_agents.gym_envs:make_env",
+            vector_entry_point="rummy_agents.gym_envs:make_vec_env",
+            kwargs={"game": _game},
+        )
+
 __all__ = [
     "ENV_IDS",
+    "GYM_IDS",
     "ENV_MODULES",
     "RummyVectorEnv",
     "five_hundred_rum_v1",

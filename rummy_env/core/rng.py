@@ -44,6 +44,45 @@ def seed_states(seed: int | list[int] | None, n: int) -> np.ndarray:
     return np.array([seed_state(seed + i) for i in range(n)], dtype=np.uint64)
 
 
+def side_states(seed: int | list[int] | None, n: int, stream: int) -> np.ndarray:
+    """States of ``n`` extra streams (one per game) for Python-side draws of a wrapper, apart
+    from the games' own: ``stream`` (>= 1) tells the users apart, and game ``i`` of seed ``s``
+    gets the state for ``s + i`` (or the list's ``i``-th seed) whatever the batch.
+
+    Raises:
+        TypeError: (``ArgumentTypeError``) for a seed that is not None, an int or a list of ints.
+        ValueError: for a negative seed or a list whose length is not ``n``.
+    """
+    seed = check_seed("seed", seed, n)
+    if seed is None:
+        return np.random.SeedSequence(spawn_key=(stream,)).generate_state(n, dtype=np.uint64)
+    seeds = seed if isinstance(seed, list) else [seed + i for i in range(n)]
+    return np.array(
+        [np.random.SeedSequence(s, spawn_key=(stream,)).generate_state(1, np.uint64)[0]
+         for s in seeds],
+        dtype=np.uint64,
+    )  # fmt: skip
+
+
+def next_u64_rows(states: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """SplitMix64 over an array of stream states: advance ``states[rows]`` (distinct rows) in
+    place and return 64 random bits for each (the draws of :func:`next_u64`, vectorised).
+    """
+    z = states[rows] + _GOLDEN
+    states[rows] = z
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+def randint_rows(states: np.ndarray, rows: np.ndarray, n: np.ndarray | int) -> np.ndarray:
+    """Uniform integers in ``[0, n)`` (per row; ``n`` >= 1) from the streams ``states[rows]``,
+    as :func:`randint` draws them (int64).
+    """
+    x = next_u64_rows(states, rows) >> _S32
+    return ((x * np.asarray(n, dtype=np.uint64)) >> _S32).astype(np.int64)
+
+
 @njit(cache=True, inline="always")
 def next_u64(rec) -> np.uint64:
     """Advance the record's ``rng`` field (SplitMix64) and return 64 random bits."""

@@ -21,7 +21,10 @@ class SeatView:
     """Public information and helpers for one seat of a running AEC env.
 
     Args:
-        env: the AEC env (wrapped or raw); only its public helpers are used.
+        env: the AEC env (wrapped or raw); only its public helpers are used. Any object with
+            the same helpers works: the seat's game is game ``env.game_index`` (0 when absent,
+            as in an AEC env, a batch of one) of ``env.game``, which lets a batched env
+            (``RummySingleAgentVectorEnv``) give its opponents the views an AEC env gives.
         agent: the seat's agent name (``"player_0"``, ...).
     """
 
@@ -29,6 +32,7 @@ class SeatView:
         self._env = env.unwrapped
         self.agent = agent
         self.seat = self._env.possible_agents.index(agent)
+        self.index = int(getattr(self._env, "game_index", 0))
         self.config = self._env.config
         self.game = self._env.metadata["name"].rsplit("_v", 1)[0]
 
@@ -64,16 +68,16 @@ class TableSeatView(SeatView):
         super().__init__(env, agent)
         game = self._env.game
         self.player = self._env.possible_agents.index(agent)
-        if game.table_of(0, self.player) < 0:
+        if game.table_of(self.index, self.player) < 0:
             raise ValueError(f"{agent} sits out this hand: it plays at no table")
         self.match_config = self.config
         self.config = self.config.hand_config()
-        self.seat = game.table_seat(0, self.player)
+        self.seat = game.table_seat(self.index, self.player)
 
     def sample_worlds(self, n: int, seed: int | np.random.Generator | None = None) -> Any:
         """``n`` 2-player games of this seat's hand consistent with what it knows."""
         self._env._require_reset("sample_worlds")
-        hand = self._env.game.table_game(0, self.player)
+        hand = self._env.game.table_game(self.index, self.player)
         return hand.sample_worlds(0, self.seat, n, seed)
 
     @property

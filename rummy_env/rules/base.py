@@ -211,7 +211,41 @@ class BatchedGame:
         if check:
             self.check_actions(actions)
         a = np.asarray(actions).astype(np.int64, copy=False)
-        n, p = self.num_games, self.num_players
+        return self._step_records(self.states, self.masks, a, autoreset, write_obs)
+
+    def step_rows(
+        self, rows: np.ndarray, actions: np.ndarray, autoreset: bool, write_obs: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """:meth:`step` for the games ``rows`` only (the others stay as they are): one compiled
+        call over a gathered copy of their records, written back after. Everything returned
+        has one row per entry of ``rows``, in that order.
+
+        Args:
+            rows: (K,) distinct game indices.
+            actions: (K,) integer actions, one for each game of ``rows``; each must be legal
+                (they are not checked: a caller that does not know its actions legal checks
+                them against ``masks[rows]`` first).
+            autoreset: as in :meth:`step`.
+            write_obs: as in :meth:`step`.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        a = np.asarray(actions).astype(np.int64, copy=False)
+        if rows.shape[0] == self.num_games and np.array_equal(rows, np.arange(self.num_games)):
+            return self._step_records(self.states, self.masks, a, autoreset, write_obs)
+        states, masks = self.states[rows], self.masks[rows]
+        out = self._step_records(states, masks, a, autoreset, write_obs)
+        self.states[rows] = states
+        self.masks[rows] = masks
+        return out
+
+    def _step_records(
+        self, states: np.ndarray, masks: np.ndarray, a: np.ndarray, autoreset: bool,
+        write_obs: bool,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:  # fmt: skip
+        """Step the records ``states`` (all of this game's, or a gathered copy of some) with
+        their ``masks`` rows: the work of :meth:`step` and :meth:`step_rows`.
+        """
+        n, p = states.shape[0], self.num_players
         obs = np.empty((n, self.obs_size), dtype=np.float32)
         rewards = np.empty((n, p), dtype=np.float32)
         term = np.empty(n, dtype=np.bool_)
@@ -220,10 +254,10 @@ class BatchedGame:
         final_obs = np.empty(shape, dtype=np.float32)
         final_info = np.zeros((n if autoreset else 1, len(self.final_fields)), dtype=np.int64)
         self._step(
-            self.states, self.cfg, self.tables, a, self.masks, obs, rewards, term, trunc,
+            states, self.cfg, self.tables, a, masks, obs, rewards, term, trunc,
             final_obs, final_info, autoreset, write_obs,
         )  # fmt: skip
-        info: dict[str, Any] = {"current_player": self.states["cur"].astype(np.int64)}
+        info: dict[str, Any] = {"current_player": states["cur"].astype(np.int64)}
         if autoreset:
             info["final_observation"] = final_obs
             info["_final_observation"] = term | trunc

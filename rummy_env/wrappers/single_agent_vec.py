@@ -1,0 +1,530 @@
+"""Gymnasium vector env of the single-agent view: N games, one learner seat each, stepped by
+the batched core.
+
+:class:`RummySingleAgentVectorEnv` is what ``gymnasium.make_vec("rummy/GinRummy-v0", num_envs=N)``
+returns: a native :class:`gymnasium.vector.VectorEnv` (not N single envs in a
+``SyncVectorEnv``). Every step applies the learner's N actions in one compiled call of the
+core, then plays the opponents' decisions up to each game's next learner decision, one compiled
+call per round of opponent moves over exactly the games that need one (a gathered batch,
+``BatchedGame.step_rows``). Each step is one decision of the learner in every game, as in
+:class:`~rummy_env.wrappers.RummySingleAgentEnv`, whose options it mirrors.
+
+Autoreset: ``AutoresetMode.SAME_STEP``. The core resets a finished game inside the same
+compiled call, so the observation returned for a game whose episode just ended is already the
+first learner decision of the next episode, with a legal action (a masked policy never samples
+from an empty mask); the finished episode's last observation is ``info["final_obs"]`` and its
+results ``info["final_info"]`` (rows where ``info["_final_obs"]``). This is what SB3's VecEnv
+does; Gymnasium's ``RecordEpisodeStatistics`` counts it right from Gymnasium 1.4.
+
+Opponents (one spec for every opponent seat, or one per opponent seat, in seat order skipping
+the learner, as in ``RummySingleAgentEnv``):
+
+- ``None``: uniformly random legal actions, drawn for all games at once from per-game streams;
+- an agent with ``act_game(game, rows)`` (``rummy_agents`` ``heuristic``: compiled over the
+  batch) or ``act_batch`` (``act_batch(observations, masks)`` or ``act_batch(masks)``): one
+  agent acts for the rows of every game whose opponent seat it holds, in one call (batch agents
+  must not keep per-game state; the suite's do not). Not in 3- and 4-player Gin Rummy, whose
+  seats play 2-player hands: there every agent acts one game at a time;
+- any other agent (``act(observation, view)``), callable ``policy(observation, view)``, or a
+  factory (``build(seed)``) of such agents: one call per game that needs a move, with the
+  seat's :class:`~rummy_env.envs.view.SeatView` of that game. A factory builds a fresh agent for
+  each seat of each game at the start of every episode, seeded from the game's stream.
+
+Seeding: ``reset(seed=s)`` seeds game ``i`` with ``s + i``: its deal is the one the AEC env deals
+with seed ``s + i``, and everything the env draws for it (learner seat, random opponents'
+moves, seeds of agents built per game, replacements of illegal learner actions) comes from a
+stream of its own, so with random or per-game opponents game ``i`` plays exactly as game 0 of
+a one-game env reset with seed ``s + i``. Batch agents are built once per reset, seeded from
+``s``: the whole batch is still reproducible.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from rummy_env.core import rng as _rng
+from rummy_env.core.validate import (
+    MAX_GAMES,
+    ArgumentTypeError,
+    ResetNeeded,
+    check_actions,
+    check_choice,
+    check_int,
+    check_list,
+    check_options,
+    check_seed,
+)
+from rummy_env.envs.view import SeatView
+from rummy_env.games import GAMES
+from rummy_env.wrappers.single_agent import (
+    ILLEGAL_ACTIONS,
+    AgentFactory,
+    ObservationFeatures,
+    OpponentLike,
+    _check_opponent,
+    _Policy,
+)
+
+# which side stream (``core.rng.side_states``) this env draws from, apart from the games' own
+_STREAM = 1
+
+RANDOM, GAME, BATCH, SEAT = "random", "game", "batch", "seat"
+"""How an opponent slot plays: random in numpy, ``act_game``, ``act_batch``, one game at a time."""
+
+
+class _GameSlot:
+    """Game ``i`` of the batch, with the helpers a :class:`SeatView` reads from an AEC env."""
+
+    def __init__(self, env: RummySingleAgentVectorEnv, i: int) -> None:
+        self.game = env.game
+        self.game_index = i
+        self.config = env.config
+        self.possible_agents = env.possible_agents
+        self.metadata = {"name": env.game_name}
+
+    @property
+    def unwrapped(self) -> _GameSlot:
+        """Itself (a ``SeatView`` reads ``env.unwrapped``)."""
+        return self
+
+    def _require_reset(self, method: str) -> None:
+        """Always dealt: the vector env creates views only while its games run."""
+
+    def sample_worlds(
+        self, agent: str, n: int, seed: int | np.random.Generator | None = None
+    ) -> Any:
+        """``n`` full states consistent with what ``agent`` knows in this game."""
+        return self.game.sample_worlds(self.game_index, self.possible_agents.index(agent), n, seed)
+
+
+def _batch_call(agent: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """``f(observations, masks) -> actions`` for an agent's ``act_batch`` (which takes the
+    observations and masks, or the masks only: ``RandomAgent``).
+    """
+    fn = agent.act_batch
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):  # builtins without a signature: assume (obs, masks)
+        params = ["observations"]
+    if params and params[0] in ("observations", "obs", "observation"):
+        return lambda o, m: fn(o, m)
+    return lambda o, m: fn(m)
+
+
+class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
+    """``num_envs`` games of one learner seat against opponents, as a Gymnasium vector env.
+
+    Observations are (N, O) ``float32`` learner observations (with ``features`` appended),
+    actions (N,) action ids, rewards (N,) ``float64`` learner rewards summed over the learner's
+    decision and the opponents' decisions up to its next one; ``action_masks()`` is (N, A)
+    ``bool``, and so is ``info["action_mask"]`` (the same masks, which reach a loop through
+    any vector wrapper: Gymnasium's do not forward other methods, ``env.unwrapped.action_masks()``
+    does). ``info["learner_seat"]`` is every game's learner seat now and
+    ``info["illegal_action"]`` where an illegal learner action was replaced (see
+    ``illegal_action``); for the games whose episode ended, ``info["final_obs"]`` and
+    ``info["final_info"]`` (the engine's results: ``final_points``, ``outcome``,
+    ``episode_length`` ... and the episode's ``learner_seat``) with masks ``_final_obs`` and
+    ``_final_info``. See the module docstring for autoreset, opponents and seeding.
+
+    Args:
+        game: game name (``"gin_rummy"``, ``"five_hundred_rum"``, ``"rummy51"``).
+        num_envs: number of games, 1 .. 2**24.
+        opponents: one opponent spec for every opponent seat, or a sequence of one per
+            opponent seat (seat order, the learner's skipped): ``None`` (random legal moves),
+            an agent, a callable ``policy(observation, view)`` or an agent factory
+            (``build(seed)``); agents are looked up by name on the agents side
+            (``gymnasium.make_vec("rummy/GinRummy-v0", opponent="simple")`` does it).
+        learner_seat: the learner's seat in every game, or ``None``: drawn per game at the start
+            of every episode.
+        features: extra observation entries (``size`` and ``features(obs)`` for (N, O)
+            batches, such as ``rummy_agents.features.FeatureSet``), or ``None``.
+        illegal_action: ``"random"``: an illegal learner action (``action_space.sample()``
+            picks them) is replaced by a random legal one, flagged in ``info["illegal_action"]``;
+            ``"raise"``: ``ValueError`` before any game moves.
+        render_mode: only ``None`` (render one game with ``RummySingleAgentEnv``).
+        **options: the game's rule options (``num_players=3``, ``target=...``).
+
+    Raises:
+        TypeError: (``ArgumentTypeError``) for an argument of the wrong type.
+        ValueError: for an unknown game or rule option, a bad value, or a wrong number of
+            opponents, naming the argument, the value and what is allowed.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        game: str = "gin_rummy",
+        num_envs: int = 8,
+        opponents: OpponentLike | Sequence[OpponentLike] = None,
+        learner_seat: int | None = None,
+        features: ObservationFeatures | None = None,
+        illegal_action: str = "random",
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        check_choice("game", game, tuple(GAMES))
+        num_envs = check_int("num_envs", num_envs, 1, MAX_GAMES)
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        if render_mode is not None:
+            raise ValueError(
+                f"render_mode must be None for the vector env (render a game with "
+                f"RummySingleAgentEnv), got {render_mode!r}"
+            )
+        if features is not None and not isinstance(features, ObservationFeatures):
+            raise ArgumentTypeError(
+                f"features must have size and __call__(obs) (rummy_agents.features.FeatureSet) "
+                f"or be None, got {type(features).__name__} {features!r}"
+            )
+        config_cls, engine = GAMES[game]
+        config = config_cls.from_kwargs(**options)
+        n_players = int(config.num_players)
+        n_opp = n_players - 1
+        if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence):
+            opponents = [opponents] * n_opp
+        if len(opponents) != n_opp:
+            raise ValueError(
+                f"opponents must be one spec or one per opponent seat ({n_opp}), "
+                f"got {len(opponents)}"
+            )
+        for k, opp in enumerate(opponents):
+            _check_opponent(k, opp)
+        if learner_seat is not None:
+            learner_seat = check_int("learner_seat", learner_seat, 0, n_players - 1)
+
+        self.game_name = game
+        self.config = config
+        self.game = engine(config, num_envs)
+        self.num_envs = num_envs
+        self.num_players = n_players
+        self.possible_agents = [f"player_{q}" for q in range(n_players)]
+        self.fixed_seat = learner_seat
+        self.features = features
+        self.illegal_action = illegal_action
+        self.render_mode = None
+        self.num_actions = a_n = int(self.game.num_actions)
+        self.tables = game == "gin_rummy" and n_players > 2
+        low, high = self.game.obs_bounds()
+        extra = 0 if features is None else int(features.size)
+        self.single_observation_space = spaces.Box(
+            np.concatenate([low, np.full(extra, -np.inf, np.float32)]),
+            np.concatenate([high, np.full(extra, np.inf, np.float32)]),
+            dtype=np.float32,
+        )
+        self.single_action_space = spaces.Discrete(a_n)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+
+        self._specs = list(opponents)
+        self._kinds: list[str] = []
+        self._shared: list[Any] = []  # per slot: the agent acting for every game (or None)
+        for spec in self._specs:
+            kind, agent = self._plan(spec, seed=0)
+            self._kinds.append(kind)
+            self._shared.append(agent)
+        self._batch_fns = [
+            _batch_call(a) if k == BATCH else None
+            for k, a in zip(self._kinds, self._shared, strict=True)
+        ]
+        n = num_envs
+        self._rows = np.arange(n)
+        self._seat = np.zeros(n, dtype=np.int64)
+        self._acted = np.zeros(n, dtype=bool)
+        self._obs = np.zeros((n, self.game.obs_size), dtype=np.float32)
+        self._streams = _rng.side_states(None, n, _STREAM)
+        self._agents: list[dict[int, Any]] = [{} for _ in range(n)]  # per-game built agents
+        self._views: dict[tuple[int, int], SeatView] = {}
+        self._needs_reset = True
+
+    # -- opponents ----------------------------------------------------------------------------
+    def _plan(self, spec: Any, seed: int) -> tuple[str, Any]:
+        """How a slot's spec plays, and the agent that plays every game (batch kinds)."""
+        if spec is None:
+            return RANDOM, None
+        agent = spec.build(seed) if isinstance(spec, AgentFactory) else spec
+        if not self.tables and hasattr(agent, "act_game"):
+            return GAME, agent
+        if not self.tables and hasattr(agent, "act_batch"):
+            return BATCH, agent
+        if isinstance(spec, AgentFactory):
+            return SEAT, None  # built per game and episode (_new_episode)
+        return SEAT, agent if hasattr(agent, "act") else _Policy(agent)
+
+    def _slot(self, rows: np.ndarray, cur: np.ndarray) -> np.ndarray:
+        """Opponent slot (index into the opponent specs) of seat ``cur`` in games ``rows``."""
+        return cur - (cur > self._seat[rows])
+
+    def _view(self, i: int, q: int) -> SeatView:
+        key = (i, q)
+        view = self._views.get(key)
+        if view is None:
+            view = self._views[key] = SeatView(_GameSlot(self, i), self.possible_agents[q])
+        return view
+
+    def _opponent_actions(self, rows: np.ndarray, cur: np.ndarray) -> np.ndarray:
+        """Actions of the opponents to act (seats ``cur``) in games ``rows``."""
+        a_n = self.num_actions
+        out = np.empty(rows.size, dtype=np.int64)
+        slots = self._slot(rows, cur)
+        for k in np.unique(slots):
+            sel = np.flatnonzero(slots == k)
+            sub = rows[sel]
+            kind = self._kinds[k]
+            if kind == RANDOM:
+                masks = self.game.masks[sub, :a_n] == 1
+                out[sel] = self._random_legal(sub, masks)
+            elif kind == GAME:
+                out[sel] = np.asarray(self._shared[k].act_game(self.game, sub))
+            elif kind == BATCH:
+                fn = self._batch_fns[k]
+                out[sel] = np.asarray(fn(self._obs[sub], self.game.masks[sub, :a_n]))
+            else:
+                for j, i, q in zip(sel, sub, cur[sel], strict=True):
+                    agent = self._shared[k]
+                    if agent is None:
+                        agent = self._agents[i][q]
+                    ob = {"observation": self._obs[i].copy(),
+                          "action_mask": self.game.masks[i, :a_n].copy()}  # fmt: skip
+                    out[j] = int(agent.act(ob, self._view(int(i), int(q))))
+        legal = (out >= 0) & (out < a_n)
+        legal[legal] = self.game.masks[rows[legal], out[legal]] == 1
+        if not legal.all():
+            j = int(np.flatnonzero(~legal)[0])
+            i, k = int(rows[j]), int(slots[j])
+            raise RuntimeError(
+                f"opponent {k} ({self._specs[k]!r}) chose illegal action {int(out[j])} in game "
+                f"{i}: {self.game.explain_illegal(i, int(out[j]))}"
+            )
+        return out
+
+    def _random_legal(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """A uniformly random legal action per row of bool ``masks``, from the games' streams."""
+        counts = masks.sum(axis=1)
+        k = _rng.randint_rows(self._streams, rows, counts)
+        legal = np.flatnonzero(masks)  # row-major: each row's legal actions, in order
+        starts = np.cumsum(counts) - counts
+        return legal[starts + k] - np.arange(rows.size) * masks.shape[1]
+
+    def _new_episode(self, rows: np.ndarray) -> None:
+        """A new episode started in games ``rows``: draw the learner seat, build the agents of
+        factories played one game at a time, and wait for the learner's first decision.
+        """
+        if rows.size == 0:
+            return
+        if self.fixed_seat is None:
+            self._seat[rows] = _rng.randint_rows(self._streams, rows, self.num_players)
+        else:
+            self._seat[rows] = self.fixed_seat
+        self._acted[rows] = False
+        built = [
+            k
+            for k, (kind, spec) in enumerate(zip(self._kinds, self._specs, strict=True))
+            if kind == SEAT and isinstance(spec, AgentFactory)
+        ]
+        if not built:
+            return
+        seeds = (_rng.next_u64_rows(self._streams, rows) >> np.uint64(33)).astype(np.int64)
+        for i, s in zip(rows.tolist(), seeds.tolist(), strict=True):
+            others = [q for q in range(self.num_players) if q != self._seat[i]]
+            agents = self._agents[i]
+            agents.clear()
+            for k in built:
+                agents[others[k]] = self._specs[k].build(s + k)
+
+    # -- stepping -----------------------------------------------------------------------------
+    def _advance(
+        self,
+        rows: np.ndarray,
+        actions: np.ndarray,
+        rewards: np.ndarray,
+        ends: dict[str, Any],
+    ) -> None:
+        """One compiled call over games ``rows``; adds the learner's rewards of the episodes it
+        plays to ``rewards`` and records in ``ends`` the learner episodes that end.
+        """
+        obs, r, term, trunc, info = self.game.step_rows(rows, actions, autoreset=True)
+        self._obs[rows] = obs
+        seat = self._seat[rows]
+        live = self._acted[rows]
+        rewards[rows] += np.where(live, r[np.arange(rows.size), seat], 0.0)
+        done = term | trunc
+        if not done.any():
+            return
+        d = np.flatnonzero(done)
+        rd = rows[d]
+        ended = live[d]  # a learner episode ends there; elsewhere one the learner sat out did
+        if ended.any():
+            e, re = d[ended], rd[ended]
+            ends["term"][re] = term[e]
+            ends["trunc"][re] = trunc[e]
+            ends["final_obs"][re] = info["final_observation"][e, seat[e]]
+            final = ends["final_info"]
+            final.setdefault("learner_seat", np.zeros(self.num_envs, np.int64))[re] = seat[e]
+            for key, value in info.items():
+                if key in ("current_player", "final_observation", "_final_observation"):
+                    continue
+                if key not in final:
+                    final[key] = np.zeros((self.num_envs, *value.shape[1:]), value.dtype)
+                final[key][re] = value[e]
+        self._new_episode(rd)
+
+    def _play_opponents(self, rewards: np.ndarray, ends: dict[str, Any]) -> None:
+        """Opponents move, round after round, until the learner is to act in every game."""
+        for _ in range(1_000_000):
+            cur = self.game.states["cur"].astype(np.int64)
+            rows = np.flatnonzero(cur != self._seat)
+            if rows.size == 0:
+                return
+            self._advance(rows, self._opponent_actions(rows, cur[rows]), rewards, ends)
+        raise RuntimeError("the opponents never gave the learner a move")  # pragma: no cover
+
+    def _new_ends(self) -> dict[str, Any]:
+        n = self.num_envs
+        return {
+            "term": np.zeros(n, dtype=bool),
+            "trunc": np.zeros(n, dtype=bool),
+            "final_obs": np.zeros((n, self.game.obs_size), dtype=np.float32),
+            "final_info": {},
+        }
+
+    def _learner_obs(self, obs: np.ndarray) -> np.ndarray:
+        return obs.copy() if self.features is None else self.features(obs)
+
+    # -- Gymnasium API ------------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal a new episode in every game and play the opponents up to each learner's first
+        decision. Game ``i`` is seeded with ``seed + i`` (``seed`` may also be a list of
+        ``num_envs`` seeds; ``None``: fresh entropy on the first reset, else the games' streams
+        go on).
+
+        ``options`` may hold ``learner_seat`` (a seat for the episodes this reset deals, or
+        ``None``: drawn), ``decks`` and ``dealers`` (one stacked deck / first dealer or ``None``
+        per game, see ``rummy_env.make_vec``). Everything is checked before anything changes.
+
+        Raises:
+            TypeError: (``ArgumentTypeError``) for an argument of the wrong type.
+            ValueError: for a bad value or an unknown option, naming it.
+        """
+        n = self.num_envs
+        seed = check_seed("seed", seed, n)
+        options = check_options("options", options)
+        seat = options.pop("learner_seat", self.fixed_seat)
+        decks = options.pop("decks", None)
+        dealers = options.pop("dealers", None)
+        if options:
+            raise ValueError(
+                f"unknown reset option(s) {sorted(options, key=repr)}; valid: learner_seat, "
+                "decks, dealers"
+            )
+        if seat is not None:
+            seat = check_int("options['learner_seat']", seat, 0, self.num_players - 1)
+        if dealers is not None:
+            for i, d in enumerate(check_list("options['dealers']", dealers, n)):
+                if d is not None:
+                    self.game.check_dealer(f"options['dealers'][{i}]", d)
+        if decks is not None:
+            for i, deck in enumerate(check_list("options['decks']", decks, n)):
+                if deck is not None:
+                    self.game.check_deck(f"options['decks'][{i}]", deck)
+        # everything is valid: only now change state
+        if seed is not None or self._needs_reset:
+            self._streams = _rng.side_states(seed, n, _STREAM)
+            if isinstance(seed, int):
+                super().reset(seed=seed)  # np_random, for code that reads it
+            rng = np.random.default_rng(seed)  # seeds of the agents acting for every game
+            self._shared = [
+                self._plan(spec, int(rng.integers(2**31 - 1)))[1] for spec in self._specs
+            ]
+            self._batch_fns = [
+                _batch_call(a) if k == BATCH else None
+                for k, a in zip(self._kinds, self._shared, strict=True)
+            ]
+        self._obs = self.game.reset(seed=seed, dealers=dealers, decks=decks)
+        self._needs_reset = False
+        fixed, self.fixed_seat = self.fixed_seat, seat
+        try:
+            self._new_episode(self._rows)
+        finally:
+            self.fixed_seat = fixed
+        rewards = np.zeros(n)
+        ends = self._new_ends()
+        self._play_opponents(rewards, ends)  # a finished sat-out episode is dealt again
+        info = {"learner_seat": self._seat.copy(), "action_mask": self.action_masks()}
+        return self._learner_obs(self._obs), info
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One learner decision in every game, then the opponents' up to its next one.
+
+        Args:
+            actions: (N,) integer action ids (a list or array).
+
+        Raises:
+            ResetNeeded: (a RuntimeError and a ValueError) before ``reset()``.
+            TypeError: (``ArgumentTypeError``) for actions that are not integers.
+            ValueError: for another shape, or (``illegal_action="raise"``) an illegal action,
+                naming the first such game; before any game moves.
+        """
+        if self._needs_reset:
+            raise ResetNeeded("call reset() before step()")
+        n, a_n = self.num_envs, self.num_actions
+        a = check_actions("actions", actions, n).astype(np.int64)
+        legal = (a >= 0) & (a < a_n)
+        legal[legal] = self.game.masks[self._rows[legal], a[legal]] == 1
+        illegal = ~legal
+        if illegal.any():
+            i = int(np.flatnonzero(illegal)[0])
+            if self.illegal_action == "raise":
+                why = (
+                    self.game.explain_illegal(i, int(a[i]))
+                    if 0 <= a[i] < a_n
+                    else f"action {int(a[i])} is out of range 0..{a_n - 1}"
+                )
+                raise ValueError(
+                    f"actions[{i}] is illegal: {why} (illegal_action='raise'; legal actions: "
+                    f"np.flatnonzero(env.action_masks()[{i}]))"
+                )
+            rows = np.flatnonzero(illegal)
+            a[rows] = self._random_legal(rows, self.game.masks[rows, :a_n] == 1)
+        rewards = np.zeros(n)
+        ends = self._new_ends()
+        self._acted[:] = True
+        self._advance(self._rows, a, rewards, ends)
+        self._play_opponents(rewards, ends)
+        info: dict[str, Any] = {
+            "learner_seat": self._seat.copy(),
+            "action_mask": self.action_masks(),
+            "illegal_action": illegal,
+        }
+        done = ends["term"] | ends["trunc"]
+        if done.any():
+            info["final_obs"] = self._learner_obs(ends["final_obs"])
+            info["_final_obs"] = done
+            info["final_info"] = ends["final_info"]
+            info["_final_info"] = done.copy()
+        obs = self._learner_obs(self._obs)
+        return obs, rewards, ends["term"], ends["trunc"], info
+
+    def action_masks(self) -> np.ndarray:
+        """(N, A) bool masks of the learner's legal actions (a fresh array).
+
+        Raises:
+            ResetNeeded: before ``reset()``.
+        """
+        if self._needs_reset:
+            raise ResetNeeded("call reset() before action_masks()")
+        return self.game.masks[:, : self.num_actions] == 1
+
+
+__all__ = ["RummySingleAgentVectorEnv"]
