@@ -1,6 +1,7 @@
 """Smoke test of an installed rummy_env, run from outside the checkout (.ci/wheel and
 .ci/min-versions): every game's AEC env passes the contract checker, the vector env and the
-single-agent env step, and each published agent plays a game with numpy alone.
+single-agent env step, the Gymnasium ids pass check_env and their native vector env runs under
+RecordEpisodeStatistics, and each published agent plays a game with numpy alone.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import gymnasium
 import numba
 import numpy as np
 import pettingzoo
+from gymnasium.utils.env_checker import check_env
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 import rummy_env
 from rummy_agents import published_agent
@@ -43,11 +46,21 @@ for game, options in CASES:
         if term or trunc:
             single.reset()
     print(f"{game} {options}: ok")
+for gym_id in ("rummy/GinRummy-v0", "rummy/FiveHundredRum-v0", "rummy/Rummy51-v0"):
+    genv = gymnasium.make(gym_id, opponent="random")
+    check_env(genv.unwrapped, skip_render_check=True)
+    vec = RecordEpisodeStatistics(gymnasium.make_vec(gym_id, num_envs=4, opponent="random"))
+    obs, info = vec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        masks = info["action_mask"]
+        obs, _, _, _, info = vec.step((rng.random(masks.shape) * masks).argmax(1))
+    print(f"{gym_id}: ok")
 for game in ("gin_rummy", "five_hundred_rum", "rummy51"):
     env = rummy_env.ENV_MODULES[game].env()
     env.reset(seed=1)
     agent = published_agent(game)
-    for name in env.agent_iter(max_iter=400):
+    for _name in env.agent_iter(max_iter=400):
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else agent.act(obs))
     print(f"published {game} agent: ok")
