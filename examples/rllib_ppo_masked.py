@@ -25,7 +25,9 @@ A Ray cluster: the same script, by configuration only. Install the same versions
 with ``ray job submit --address http://HEAD_IP:8265 --working-dir . -- python
 examples/rllib_ppo_masked.py --address auto ...``). The env runners, which play the games, are
 spread over the cluster's CPUs; the learner stays on the driver (``--num-learners N`` puts N
-learner workers on the cluster, one GPU each with ``--num-gpus-per-learner 1``).
+learner workers on the cluster, one GPU each with ``--num-gpus-per-learner 1``). Recent Ray
+releases turn on token authentication: share the cluster's token with the nodes and the driver
+(see Ray's token-auth docs), or set ``RAY_AUTH_MODE=disabled`` everywhere on a trusted network.
 
 Rule options go in ``--option KEY=VALUE`` (repeatable), e.g. ``--option oklahoma=true``.
 """
