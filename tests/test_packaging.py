@@ -4,8 +4,9 @@ the published agents as package data, and lower bounds that CI checks (.ci/min-v
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 import rummy_agents
 import rummy_env

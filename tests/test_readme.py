@@ -21,7 +21,10 @@ INSTALL_AND_RUN = (
     "pip install -c constraints.txt -e . && "
     "rummy-env arena --game all --deals 2000 --workers 2 --seed 0"
 )
-TEST_COMMAND = 'python -m pip install -q -c constraints.txt -e ".[test,train,docs]" && python -m pytest'
+TEST_COMMAND = (
+    'python -m pip install -q -c constraints.txt -e ".[test,train,docs,rllib,tianshou]" '
+    "&& python -m pytest"
+)
 
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
