@@ -78,8 +78,9 @@ def resolve_opponent(game: str, opponent: Any, tables: bool = False) -> Any:
     else (an agent, a callable, a factory, ``None``) is passed on as it is.
 
     Raises:
-        ValueError: for an unknown agent name or a malformed spec, naming ``opponent``.
-        TypeError: for a spec whose parameters the agent's class does not take.
+        ValueError: for an unknown agent name, a malformed spec, a parameter the agent does not
+            take or a bad value (``rummy_agents.arena.registry.check_agent``), naming
+            ``opponent``.
     """
     if opponent is DEFAULT:
         opponent = DEFAULT_OPPONENTS[game]

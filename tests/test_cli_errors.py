@@ -144,13 +144,12 @@ def test_checkpoint_of_another_game_is_refused(no_play, capsys, tmp_path):
     meta = {"game": "gin_rummy", "options": {}, "features": "none", "obs_size": 4,
             "num_actions": 3, "hidden": 8, "layers": 1}  # fmt: skip
     torch.save(build_checkpoint(MaskedActorCritic(4, 3, 8, 1), meta), tmp_path / "gin.pt")
-    assert check_agent("ppo@checkpoint=gin.pt", "gin_rummy").kwargs == {"checkpoint": "gin.pt"}
+    kwargs = check_agent("ppo@checkpoint=gin.pt", "gin_rummy").kwargs
+    assert kwargs == {"checkpoint": "gin.pt", "game": "gin_rummy"}  # ppo is told its game
     rc = main([*ARENA, "--game", "rummy51", "--agents", "ppo@checkpoint=gin.pt,random"])
     assert rc == 2
     line = one_error_line(capsys)
-    assert (
-        "'ppo@checkpoint=gin.pt' plays gin_rummy (its checkpoint was trained on gin_rummy)" in line
-    )
+    assert "agent 'ppo@checkpoint=gin.pt': checkpoint 'gin.pt' was trained on gin_rummy" in line
     assert "not rummy51" in line
     assert no_play == []
 
