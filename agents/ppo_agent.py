@@ -40,6 +40,8 @@ class NumpyActorCritic:
 
     def __init__(self, meta: Mapping[str, Any], weights: Mapping[str, np.ndarray]) -> None:
         w = {k: np.asarray(v, dtype=np.float32) for k, v in weights.items()}
+        self.weights = w
+        """The parameters by their torch names (float32 arrays)."""
         self.trunk = [(w[f"trunk.{2 * i}.weight"].T, w[f"trunk.{2 * i}.bias"])
                       for i in range(int(meta["layers"]))]  # fmt: skip
         self.policy = (w["policy.weight"].T, w["policy.bias"])

@@ -12,7 +12,7 @@ from rummy_agents.arena.play import make_env, play_game  # noqa: E402
 from rummy_agents.arena.registry import make_agent  # noqa: E402
 from rummy_agents.features import card_layout, feature_size  # noqa: E402
 from rummy_agents.ppo_agent import PPOAgent  # noqa: E402
-from rummy_agents.ppo_net import MaskedActorCritic, build_checkpoint  # noqa: E402
+from rummy_agents.ppo_net import MaskedActorCritic, build_checkpoint, load_network  # noqa: E402
 
 
 def _checkpoint(
@@ -69,14 +69,16 @@ def test_never_masked_single_equals_batch(tmp_path) -> None:
 def test_save_reload_acts_identically(tmp_path) -> None:
     p1, p2 = tmp_path / "a.pt", tmp_path / "b.pt"
     net = _checkpoint(p1, seed=3, cards=True)
-    loaded = PPOAgent(checkpoint=str(p1)).policy
-    meta = {k: v for k, v in PPOAgent(checkpoint=str(p1)).meta.items() if k != "format"}
+    played = PPOAgent(checkpoint=str(p1))
+    meta = {k: v for k, v in played.meta.items() if k != "format"}
+    weights = {k: torch.from_numpy(v) for k, v in played.policy.weights.items()}
+    loaded = load_network({**meta, "state_dict": weights})  # the torch net of what was played
     torch.save(build_checkpoint(loaded, meta), p2)
     a, b = PPOAgent(checkpoint=str(p1)), PPOAgent(checkpoint=str(p2))
     for obs, mask in _states("gin_rummy", 32, 30, seed=1):
         np.testing.assert_array_equal(a.act_batch(obs, mask), b.act_batch(obs, mask))
     for k, v in net.state_dict().items():
-        torch.testing.assert_close(v, b.policy.state_dict()[k])
+        torch.testing.assert_close(v, torch.from_numpy(b.policy.weights[k]))
     # sampling mode is seeded: same seed, same choices, all legal
     s1 = PPOAgent(seed=5, checkpoint=str(p1), deterministic=False)
     s2 = PPOAgent(seed=5, checkpoint=str(p2), deterministic=False)
@@ -123,9 +125,9 @@ def test_averaged_agents_mean_their_weights(tmp_path) -> None:
     out = tmp_path / "avg.pt"
     mod.main([str(tmp_path / f"a{s}.pt") for s in range(3)] + ["--out", str(out)])
     agent = PPOAgent(checkpoint=str(out))
-    for name, w in agent.policy.state_dict().items():
+    for name, w in agent.policy.weights.items():
         mean = sum(n.state_dict()[name] for n in nets) / 3
-        torch.testing.assert_close(w, mean)
+        torch.testing.assert_close(torch.from_numpy(w), mean)
     for obs, mask in _states("gin_rummy", 16, 10):
         acts = agent.act_batch(obs, mask)
         assert (mask[np.arange(16), acts] == 1).all()
