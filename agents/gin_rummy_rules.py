@@ -21,9 +21,9 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from rummy_agents.base import legal_actions
+from rummy_env.core.jit import kernel
 from rummy_env.core.melds import (
     GIN_MELD_KINDS,
     GIN_MELD_MASKS,
@@ -254,7 +254,7 @@ def defender_plan(
 # One-draw lookahead for the planner (compiled: ~3,000 exact deadwood solves per discard)
 
 
-@njit(cache=True)
+@kernel
 def _draw_outlook(hand, unseen, knock_limit, suit_dw, group_opts, group_nopt, spread):
     """Mean over the unseen cards c of the best deadwood of ``hand + c`` after one discard, and
     the share of those c that allow a knock (each unseen card equally likely to be drawn).
@@ -277,7 +277,7 @@ def _draw_outlook(hand, unseen, knock_limit, suit_dw, group_opts, group_nopt, sp
     return total / n, knocks / n
 
 
-@njit(cache=True)
+@kernel
 def _feed_risk(card, unseen, opp_known, q, melds3):
     """Probability-like risk that the opponent melds ``card``: over the three-card melds holding
     it, the chance the opponent holds both other cards (1 for a card known in its hand, ``q`` for
@@ -302,7 +302,7 @@ def _feed_risk(card, unseen, opp_known, q, melds3):
     return 1.0 - miss
 
 
-@njit(cache=True)
+@kernel
 def _plan_discards(
     hand, cands, unseen, opp_known, q, knock_limit, melds3, suit_dw, group_opts, group_nopt,
     spread, now, after, risk,

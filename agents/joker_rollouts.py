@@ -53,8 +53,8 @@ decisions is uniformly random (drawn from each game's own stream).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from rummy_env.core.jit import kernel
 from rummy_env.core.jmelds import NUM_TEMPLATES, TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.core.rng import randint
 from rummy_env.core.rng import random_legal as _random_legal
@@ -88,14 +88,14 @@ TABLE_W = 60.0  # a table meld takes the card
 NEXT_W = 4.0  # per point of closeness to the next player's known cards
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _has_pos(hand, s, pos) -> bool:
     if pos < 0 or pos > 13:
         return False
     return hand[s * 13 + (0 if pos == 13 else pos)] > 0
 
 
-@njit(cache=True)
+@kernel
 def melds_with_hand(hand, x) -> bool:
     """Does card type ``x`` make a three-card meld with the hand (one joker may fill a place)?"""
     jk = hand[JOKER] > 0
@@ -122,7 +122,7 @@ def melds_with_hand(hand, x) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def melds_with_pile(pile, c) -> bool:
     """Does natural ``c`` form a meld with cards in the discard pile (``pile``: counts per card
     type): a group with two other suits of its rank, or three in a row of its suit?
@@ -147,7 +147,7 @@ def melds_with_pile(pile, c) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def greedy_discard_score(hand, nxt, pile, fits, c, vals) -> int:
     """``greedy``'s score of discarding card type ``c`` from ``hand`` (500 Rum; the highest
     is thrown; see :mod:`rummy_agents.five_hundred_rum_greedy`): its value, less 100 for a
@@ -189,7 +189,7 @@ def greedy_discard_score(hand, nxt, pile, fits, c, vals) -> int:
     return score - min(danger, 36) - min(keep, 16)
 
 
-@njit(cache=True)
+@kernel
 def fits_table(rec, x) -> bool:
     """True if natural ``x`` would extend a table meld: a group of its rank (a full group
     still counts, an approximation) or a run of its suit at either end.
@@ -212,7 +212,7 @@ def fits_table(rec, x) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def closeness(hand, c) -> int:
     """How much card ``c`` belongs with the rest of the hand (near-melds it would break)."""
     if c == JOKER:
@@ -231,13 +231,13 @@ def closeness(hand, c) -> int:
     return t
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _next_player(rec) -> int:
     """The seat after the player to act (it sees the discard first)."""
     return (rec.cur + 1) % rec.hands.shape[0]
 
 
-@njit(cache=True)
+@kernel
 def _deep_take_score(rec, d, vals, hand) -> float:
     """A 500 Rum take down to depth ``d`` (the mask guarantees its deepest card melds): the
     values of the taken cards that meld with the hand plus the others taken, less the values
@@ -260,7 +260,7 @@ def _deep_take_score(rec, d, vals, hand) -> float:
     return net / 5.0
 
 
-@njit(cache=True)
+@kernel
 def _removed(t, hand, vals) -> float:
     """Penalty that laying template ``t`` removes from the hand (a joker fills each place
     of a run whose natural is not held).
@@ -280,7 +280,7 @@ def _removed(t, hand, vals) -> float:
     return v
 
 
-@njit(cache=True)
+@kernel
 def _rummy51_take_score(rec, x, hand, can_lay, lay) -> float:
     """Rummy 51: take the top discard ``x`` (5) or draw (-5)?"""
     n = hand_total(rec, rec.cur)
@@ -300,7 +300,7 @@ def _rummy51_take_score(rec, x, hand, can_lay, lay) -> float:
     return 5.0 if n >= 3 and _melds_natural(hand, x) else -5.0
 
 
-@njit(cache=True)
+@kernel
 def _melds_natural(hand, x) -> bool:
     """:func:`melds_with_hand` without the hand's jokers."""
     j = hand[JOKER]
@@ -310,7 +310,7 @@ def _melds_natural(hand, x) -> bool:
     return ok
 
 
-@njit(cache=True)
+@kernel
 def near_other(hand, c) -> bool:
     """Is a natural of the hand other than a copy of ``c`` near it (``greedy``'s ``near``: same
     rank and another suit, or same suit at most two ranks apart, the ace next to 2 and K)?
@@ -318,7 +318,7 @@ def near_other(hand, c) -> bool:
     return closeness(hand, c) > (4 if hand[c] > 1 else 0)  # closeness counts a copy as 4
 
 
-@njit(cache=True)
+@kernel
 def _rummy51_discard_score(rec, c, hand, vals) -> float:
     """Rummy 51: discards by tier, the highest penalty first within a tier."""
     if c == JOKER:
@@ -338,7 +338,7 @@ def _rummy51_discard_score(rec, c, hand, vals) -> float:
     return -100.0 - 30.0 * tier + vals[c]
 
 
-@njit(cache=True)
+@kernel
 def score_action(rec, a, lay, vals, tpl_pts, hand, can_lay) -> float:
     """Score of legal action ``a`` for the player to act (see the module docstring)."""
     if a == 0:
@@ -391,7 +391,7 @@ def score_action(rec, a, lay, vals, tpl_pts, hand, can_lay) -> float:
     return RETRIEVE_SCORE if lay[L_THRESH] < 0 else 1000.0  # a joker retrieval
 
 
-@njit(cache=True)
+@kernel
 def _can_lay(rec, lay) -> bool:
     """May the player to act lay off? Under an opening rule only once it owns a table meld
     (read from the table, a field both record layouts have).
@@ -404,7 +404,7 @@ def _can_lay(rec, lay) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def best_action(rec, mask, lay, vals, tpl_pts) -> int:
     """The best-scored legal action (-1 when none is legal)."""
     hand = rec.hands[rec.cur]
@@ -420,7 +420,7 @@ def best_action(rec, mask, lay, vals, tpl_pts) -> int:
     return best
 
 
-@njit(cache=True)
+@kernel
 def joker_unsearched(rec, a, lay) -> bool:
     """Is action ``a`` of the kind :func:`joker_forced_at` plays without a search (a meld,
     lay-off, joker retrieval, or a 500 Rum "Rummy!" call offered)?
@@ -430,7 +430,7 @@ def joker_unsearched(rec, a, lay) -> bool:
     return lay[L_PH_CALL] >= 0 and rec.phase == lay[L_PH_CALL] and a != lay[L_PASS]
 
 
-@njit(cache=True)
+@kernel
 def joker_forced_at(states, i, masks, lay, vals, tpl_pts) -> int:
     """The move of game ``i`` played without a search (-1: none): a meld, lay-off or joker
     retrieval when the policy would play one, and a 500 Rum "Rummy!" call when one is offered.
@@ -442,7 +442,7 @@ def joker_forced_at(states, i, masks, lay, vals, tpl_pts) -> int:
     return a if a >= 0 and joker_unsearched(rec, a, lay) else -1
 
 
-@njit(cache=True)
+@kernel
 def joker_rollout_actions(states, masks, lay, vals, tpl_pts, eps, out) -> None:
     """Heuristic rollout actions for every game of a batch (``out[i] = 0`` where no action is
     legal: a finished game, on which the engine's step is a no-op).
@@ -457,7 +457,7 @@ def joker_rollout_actions(states, masks, lay, vals, tpl_pts, eps, out) -> None:
         out[i] = a if a >= 0 else 0
 
 
-@njit(cache=True)
+@kernel
 def joker_prior_at(states, i, masks, lay, vals, tpl_pts, out) -> None:
     """Scores of the legal actions of game ``i`` (``-inf`` where illegal): the widening order."""
     rec = states[i]
@@ -471,7 +471,7 @@ def joker_prior_at(states, i, masks, lay, vals, tpl_pts, out) -> None:
             out[a] = -np.inf
 
 
-@njit(cache=True)
+@kernel
 def _fits_others(rec, c, seat, all_melds) -> bool:
     """Does card type ``c`` lay off on a table meld (only on those ``seat`` did not lay unless
     ``all_melds``)?
@@ -482,7 +482,7 @@ def _fits_others(rec, c, seat, all_melds) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def rummy51_evidence(states, seat, thresh, out) -> None:
     """Count, per world, what a player who melds as soon as it can would never leave.
 

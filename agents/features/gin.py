@@ -15,8 +15,8 @@ The piece holds 106 entries, computed from the hand and top-discard planes of th
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from rummy_env.core.jit import kernel
 from rummy_env.core.melds import (
     GROUP_NOPT,
     GROUP_OPTS,
@@ -43,7 +43,7 @@ def gin_deadwood(obs: np.ndarray, out: np.ndarray, o_hand: int, o_top: int) -> N
     _gin_deadwood(obs, out, o_hand, o_top, SUIT_DEADWOOD, GROUP_OPTS, GROUP_NOPT, SPREAD)
 
 
-@njit(cache=True)
+@kernel
 def _gin_deadwood(obs, out, o_hand, o_top, suit_dw, group_opts, group_nopt, spread):
     per = np.empty(52, np.int64)
     for i in range(obs.shape[0]):

@@ -11,7 +11,6 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-from numba import njit
 
 from rummy_agents.features.searches import (
     BEST,
@@ -24,6 +23,7 @@ from rummy_agents.features.searches import (
 )
 from rummy_agents.five_hundred_rum_greedy import MeldPlanner, obligation, table_melds, turn_plan
 from rummy_agents.joker_rollouts import closeness, greedy_discard_score, melds_with_hand
+from rummy_env.core.jit import kernel
 from rummy_env.core.jmelds import JOKER, NUM_TEMPLATES
 from rummy_env.encodings import five_hundred_rum as E500
 from rummy_env.encodings.five_hundred_rum import PH_CALL_LAYOFF, PH_OVER, PH_PLAY
@@ -45,7 +45,7 @@ CARD_PIECES = ("hand", "pile_sequence", "known", "meld_kind", "meld_cards", "mel
 TURN_PIECES = ("opened", "phase", "opening_points", "taken_single")  # 500 Rum: no opening
 
 
-@njit(cache=True)
+@kernel
 def card_planes(obs, out, offs, m, retrieve):
     """The six card planes (``out``: (B, 312)); ``offs``: offsets of :data:`CARD_PIECES`;
     ``m``: table meld slots; ``retrieve``: a run's joker may be taken back (Rummy 51).
@@ -105,7 +105,7 @@ def card_planes(obs, out, offs, m, retrieve):
                     out[i, 260 + top] = 1.0
 
 
-@njit(cache=True)
+@kernel
 def turn_block(obs, out, offs, offs2, m, plan, melds, vals):
     """The turn block (``out``: (B, :data:`TURN_BLOCK`)): the three going-out numbers in
     ``out[:, :3]``; with ``plan``, the held-points and melded-copies planes in ``out[:, 3:107]``
@@ -198,7 +198,7 @@ def turn_block(obs, out, offs, offs2, m, plan, melds, vals):
             out[i, 1] = out[i, 2]
 
 
-@njit(cache=True)
+@kernel
 def take_depths(obs, out, fit, offs, offs2, deck, vals):
     """The take-gain depth plane (``out``: (B, :data:`TAKE_DEPTHS`); ``fit``: the table-fit
     card plane; ``deck``: the pile sequence's length; ``vals``: card points).
@@ -240,7 +240,7 @@ def take_depths(obs, out, fit, offs, offs2, deck, vals):
             out[i, d] = min(max(g / 100.0, -1.0), 1.0)
 
 
-@njit(cache=True)
+@kernel
 def discard_planes(obs, out, fit, melded, offs, offs2, o_counts, vals):
     """The two discard-score planes (``out``: (B, 104); ``fit``: the table-fit card plane;
     ``melded``: the melded-copies plane; ``o_counts``: the offset of ``pile_counts``).

@@ -11,9 +11,9 @@ arrangement's new melds back from them.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from rummy_agents.five_hundred_rum_greedy import card_value as five_hundred_rum_card_value
+from rummy_env.core.jit import kernel
 from rummy_env.core.jmelds import (
     JOKER,
     NUM_TEMPLATES,
@@ -46,7 +46,7 @@ _OUT_NODES = 20000  # search nodes per position before the best count so far is 
 _L_PIV, _L_K, _L_NF, _L_AT, _L_AJ, _L_ANAT, _L_PTS, _L_NT, _L_KEPT, BEST = range(10)
 
 
-@njit(cache=True)
+@kernel
 def _leaf_left(h, kept, rem, pts, nt, need, taken, runs, n_runs, groups, n_groups, total):
     """Cards left before the discard at a leaf of :func:`fewest_left` (``h + kept``: the cards
     no new meld took; ``pts``, ``nt``: the new melds' points and number); a large number when
@@ -118,7 +118,7 @@ def _leaf_left(h, kept, rem, pts, nt, need, taken, runs, n_runs, groups, n_group
     return u
 
 
-@njit(cache=True)
+@kernel
 def fewest_left(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept, rem) -> int:
     """Fewest cards a Rummy 51 (or 500 Rum) hand can hold before its discard, once this turn's
     new melds and lay-offs are down: 1 means it goes out.
@@ -152,7 +152,7 @@ def fewest_left(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept
                         False, rem, RUMMY51_VALUES)  # fmt: skip
 
 
-@njit(cache=True)
+@kernel
 def free_arrangement(h, taken, ct, cj, lv, kept, rem, best_left) -> int:
     """The hand's *free arrangement* (``greedy``'s): disjoint new melds, no lay-offs, removing
     the most penalty (A 11, 2-10 face value, J Q K 10, joker 25) with a card left that may be
@@ -171,7 +171,7 @@ def free_arrangement(h, taken, ct, cj, lv, kept, rem, best_left) -> int:
     return free_arrangement_by(h, taken, RUMMY51_VALUES, ct, cj, lv, kept, rem, best_left)
 
 
-@njit(cache=True)
+@kernel
 def free_arrangement_by(h, taken, vals, ct, cj, lv, kept, rem, best_left) -> int:
     """:func:`free_arrangement` with the points of each card type left in hand given:
     ``vals`` (53; :data:`RUMMY51_VALUES`, :data:`FIVE_HUNDRED_RUM_VALUES`).
@@ -181,7 +181,7 @@ def free_arrangement_by(h, taken, vals, ct, cj, lv, kept, rem, best_left) -> int
                         vals)  # fmt: skip
 
 
-@njit(cache=True)
+@kernel
 def _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kept, rem, free,
                  best_left, vals) -> int:  # fmt: skip
     """The search of :func:`fewest_left` (``free=False``: the fewest cards left) and of
@@ -322,7 +322,7 @@ def best_melds(work: tuple[np.ndarray, ...]) -> list[int]:
     return [int(t) for t in best[: int((best >= 0).sum())]]
 
 
-@njit(cache=True)
+@kernel
 def _leaf_penalty(h, kept, taken, vals) -> int:
     """Penalty of the cards ``h + kept`` a free arrangement leaves; a large number when none
     of them may be discarded.
@@ -337,7 +337,7 @@ def _leaf_penalty(h, kept, taken, vals) -> int:
     return v if ok else 1 << 30
 
 
-@njit(cache=True)
+@kernel
 def make_out_work():
     """Scratch buffers of :func:`fewest_left` and :func:`free_arrangement`: ct, cj, lv, kept,
     rem.
@@ -351,7 +351,7 @@ def make_out_work():
     )
 
 
-@njit(cache=True)
+@kernel
 def take_gain(hand, pile, d, vals, base_melded, ct, cj, lv, kept, rem, left) -> int:
     """What taking the discard pile down to depth ``d`` adds to the free arrangement: the points
     melded with the taken cards (``pile[: d + 1]``, top first) less ``base_melded`` (melded

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from rummy_agents.ismcts.hooks import (
     SEARCH_DEFAULTS,
@@ -38,6 +37,7 @@ from rummy_agents.ismcts.hooks import (
     resample_worlds,
     stock_draw_outcome,
 )
+from rummy_env.core.jit import kernel
 from rummy_env.core.melds import INF_DEADWOOD
 from rummy_env.core.rng import randint
 from rummy_env.core.rng import random_legal as _random_legal
@@ -60,7 +60,7 @@ _INF = INF_DEADWOOD
 # Rollout policy and prior
 
 
-@njit(cache=True)
+@kernel
 def _gin_take_rule(hand, top, lim, tables) -> bool:
     """Take the top discard iff it melds in a best arrangement of hand + card, or it allows a
     knock (the discard may not be that card).
@@ -78,7 +78,7 @@ def _gin_take_rule(hand, top, lim, tables) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _gin_discard_dw(hand, mask, tables, dws) -> None:
     """``dws[c]``: deadwood after discarding (or knocking with) ``c``; ``_INF`` when illegal."""
     for c in range(52):
@@ -88,7 +88,7 @@ def _gin_discard_dw(hand, mask, tables, dws) -> None:
             dws[c] = _INF
 
 
-@njit(cache=True)
+@kernel
 def _gin_policy(rec, tables, mask, na, eps, dws) -> int:
     """The heuristic rollout action of the player to act (a legal id, -1 when none).
 
@@ -132,7 +132,7 @@ def _gin_policy(rec, tables, mask, na, eps, dws) -> int:
     return _random_legal(rec, mask, na)
 
 
-@njit(cache=True)
+@kernel
 def gin_rollout_actions(states, masks, tables, na, eps, out) -> None:
     """Heuristic rollout actions for every game of a batch (``out[i] = 0`` where no action is
     legal: a finished game, on which the engine's step is a no-op).
@@ -143,7 +143,7 @@ def gin_rollout_actions(states, masks, tables, na, eps, out) -> None:
         out[i] = a if a >= 0 else 0
 
 
-@njit(cache=True)
+@kernel
 def gin_prior_at(states, i, tables, masks, na, out) -> None:
     """Prior scores of the legal actions of game ``i`` (higher first; ``-inf`` if illegal).
 
@@ -194,14 +194,14 @@ GIN_OPPONENT_DEADWOOD = np.array(
 self-play (`rummy_agents.gin_rummy_rules`); uniformly dealt hands average 53-57 throughout."""
 
 
-@njit(cache=True)
+@kernel
 def gin_hand_deadwood(states, player, tables, out) -> None:
     """``out[i]``: exact deadwood of ``player``'s whole hand in game ``i``."""
     for i in range(states.shape[0]):
         out[i] = K.mindw(states[i].hands[player], tables)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _melds_with(x, h) -> bool:
     """True if card ``x`` makes a meld (group or run of three) with two cards of mask ``h``."""
     r = x % 13
@@ -220,7 +220,7 @@ def _melds_with(x, h) -> bool:
     return (lo2 and lo1) or (lo1 and hi1) or (hi1 and hi2)
 
 
-@njit(cache=True)
+@kernel
 def gin_opponent_evidence(states, player, tables, decay, dw, ev, gap, tie) -> None:
     """Per world, how well ``player``'s (the opponent's) hand explains its visible play.
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from rummy_env.core.jit import kernel
 from rummy_env.core.rng import random_legal
 
 SEARCH_DEFAULTS = {"iterations": 1000, "root": "ucb", "root_k": 4}
@@ -80,7 +80,7 @@ class GameHooks:
     defaults: Mapping[str, Any] = field(default_factory=lambda: dict(SEARCH_DEFAULTS))
 
 
-@njit(cache=True)
+@kernel
 def random_rollout_actions(states, masks, na, out) -> None:
     """Uniformly random legal actions from each game's own stream (0 where none is legal)."""
     for i in range(states.shape[0]):

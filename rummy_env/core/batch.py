@@ -47,10 +47,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from numba import njit, prange, types
+from numba import prange, types
 from numba.extending import overload
 
 from rummy_env.core import rng as _rng
+from rummy_env.core.jit import kernel
 from rummy_env.core.worlds import deal_hidden, rewrite_dealt
 
 PAR_CHUNKS = 64
@@ -102,7 +103,7 @@ def for_records(names: Sequence[str]) -> Callable[[types.Type], bool]:
     return accepts
 
 
-@njit(cache=True)
+@kernel
 def begin_episode(rec, dealer):
     """Clear the common fields for a new episode and seat the dealer (-1: drawn from the
     record's stream); a game's ``reset_episode`` calls it before its deal.
@@ -275,7 +276,7 @@ def register(record_fields: Sequence[str], kernels: Mapping[str, Any]) -> None:
 # -- entry points ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def reset_batch(states, cfg, tables, dealers, stacked, masks, obs, write):
     """Reset every game (dealer -1: random; ``stacked`` keeps the deck already placed)."""
     work = new_work(states, cfg)
@@ -287,7 +288,7 @@ def reset_batch(states, cfg, tables, dealers, stacked, masks, obs, write):
             write_obs(rec, cfg, rec.cur, obs[i])
 
 
-@njit(cache=True)
+@kernel
 def _step_range(states, lo, hi, cfg, tables, actions, masks, obs, rewards, term, trunc,
                 final_obs, final_info, autoreset, write, work):  # fmt: skip
     """Step games ``lo .. hi - 1``. One call per range, not per game: each array passed to a
@@ -317,7 +318,7 @@ def _step_range(states, lo, hi, cfg, tables, actions, masks, obs, rewards, term,
 
 # Serial and parallel entry points are distinct functions: numba's disk cache is keyed by the
 # function, so two dispatchers built from one function would load each other's machine code.
-@njit(cache=True)
+@kernel
 def step_batch(states, cfg, tables, actions, masks, obs, rewards, term, trunc, final_obs,
                final_info, autoreset, write):  # fmt: skip
     """Step every game (serial). ``final_obs`` / ``final_info`` receive the finished episodes
@@ -328,7 +329,7 @@ def step_batch(states, cfg, tables, actions, masks, obs, rewards, term, trunc, f
                 trunc, final_obs, final_info, autoreset, write, work)  # fmt: skip
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def step_batch_parallel(states, cfg, tables, actions, masks, obs, rewards, term, trunc,
                         final_obs, final_info, autoreset, write):  # fmt: skip
     """Step every game (threads over ``PAR_CHUNKS`` chunks of games, one work buffer each)."""
@@ -341,7 +342,7 @@ def step_batch_parallel(states, cfg, tables, actions, masks, obs, rewards, term,
                     work)  # fmt: skip
 
 
-@njit(cache=True)
+@kernel
 def step_single(states, cfg, tables, i, a, masks):
     """The AEC env's step: apply ``a`` in game ``i`` and refresh its mask (no output arrays).
     Returns (done, truncated, player to act, hands played); the rewards are in the record.
@@ -353,7 +354,7 @@ def step_single(states, cfg, tables, i, a, masks):
     return rec.done != 0, rec.truncated != 0, rec.cur, rec.hands_played
 
 
-@njit(cache=True)
+@kernel
 def refresh_masks(states, cfg, tables, masks):
     """Recompute every game's legal-action mask from its state."""
     work = new_work(states, cfg)
@@ -361,7 +362,7 @@ def refresh_masks(states, cfg, tables, masks):
         legal_mask(states[i], cfg, tables, masks[i], work)
 
 
-@njit(cache=True)
+@kernel
 def write_obs_at(states, cfg, i, p, out):
     """``write_obs`` for game ``i`` of a batch (records are not passed from Python: typing a
     ``np.void`` argument is slow).
@@ -369,7 +370,7 @@ def write_obs_at(states, cfg, i, p, out):
     write_obs(states[i], cfg, p, out)
 
 
-@njit(cache=True)
+@kernel
 def _play_random_range(states, lo, hi, cfg, tables, episodes, ep_outcome, ep_len, ep_points,
                        ep_hands, work):  # fmt: skip
     """Play ``episodes`` episodes in games ``lo .. hi - 1`` with uniformly random legal actions
@@ -391,7 +392,7 @@ def _play_random_range(states, lo, hi, cfg, tables, episodes, ep_outcome, ep_len
                 ep_points[i, e, q] = final_points(rec, cfg, q)
 
 
-@njit(cache=True)
+@kernel
 def play_random(states, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep_hands):
     """Random full episodes in every game (serial): per game and episode the outcome of the
     last hand, the decisions, each player's ``final_points`` and the hands played.
@@ -401,7 +402,7 @@ def play_random(states, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep
                        ep_points, ep_hands, work)  # fmt: skip
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def play_random_parallel(states, cfg, tables, episodes, ep_outcome, ep_len, ep_points, ep_hands):
     """Random full episodes in every game (threads over games); see ``play_random``."""
     for i in prange(states.shape[0]):
@@ -410,7 +411,7 @@ def play_random_parallel(states, cfg, tables, episodes, ep_outcome, ep_len, ep_p
                            ep_points, ep_hands, work)  # fmt: skip
 
 
-@njit(cache=True)
+@kernel
 def deal_worlds(states, cfg, tables, base, hidden_n, pool, counts, max_tries, check):
     """Deal the hidden cards of every world anew (``JokerWorldsMixin.sample_worlds``).
 

@@ -12,7 +12,8 @@ Hands are count vectors over 53 types (52 naturals, 52 = joker).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from rummy_env.core.jit import kernel
 
 JOKER = 52
 
@@ -60,14 +61,14 @@ NUM_TEMPLATES = TPL_KIND.shape[0]
 NUM_GROUP_TEMPLATES = int((TPL_KIND == 1).sum())
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def pos_card(suit, pos):
     """Natural card id at a run position (0 and 13 are the ace)."""
     r = 0 if pos == 13 else pos
     return suit * 13 + r
 
 
-@njit(cache=True)
+@kernel
 def template_needs(t, hand, kinds, ta, tb, tc):
     """Jokers template ``t`` takes from ``hand`` (-1 if the hand cannot play it).
 
@@ -93,7 +94,7 @@ def template_needs(t, hand, kinds, ta, tb, tc):
     return j
 
 
-@njit(cache=True)
+@kernel
 def hand_masks(hand, rank_suits, suit_pos):
     """Summaries of a hand for O(1) template checks: ``rank_suits[r]`` = suits held of rank r,
     ``suit_pos[s]`` = run positions held in suit s (an ace fills positions 0 and 13).
@@ -108,7 +109,7 @@ def hand_masks(hand, rank_suits, suit_pos):
             suit_pos[s] |= (1 | 1 << 13) if r == 0 else 1 << r
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def popcount16(x) -> int:
     """Set bits of a value below 2**16 (branch-free: a bit loop costs ~20 ns per call here)."""
     x = x - ((x >> 1) & 0x5555)
@@ -117,7 +118,7 @@ def popcount16(x) -> int:
     return (x + (x >> 8)) & 0x1F
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def template_jokers(t, jokers, rank_suits, suit_pos, kinds, ta, tb, tc, twin) -> int:
     """``template_needs`` from the ``hand_masks`` summaries (same result, O(1))."""
     if kinds[t] == 1:
@@ -140,7 +141,7 @@ def template_jokers(t, jokers, rank_suits, suit_pos, kinds, ta, tb, tc, twin) ->
     return j
 
 
-@njit(cache=True)
+@kernel
 def feasible_templates(jokers, rank_suits, suit_pos, kinds, ta, tb, tc, twin, out_t, out_j):
     """Every template the summarised hand can play: writes their ids to ``out_t`` and jokers
     needed to ``out_j``; returns how many. One pass, no early returns, so it compiles to a
@@ -166,7 +167,7 @@ def feasible_templates(jokers, rank_suits, suit_pos, kinds, ta, tb, tc, twin, ou
     return n
 
 
-@njit(cache=True)
+@kernel
 def template_size(t, kinds, tb, tc) -> int:
     """Number of cards in template ``t``."""
     if kinds[t] == 1:
@@ -177,7 +178,7 @@ def template_size(t, kinds, tb, tc) -> int:
     return tc[t] - tb[t] + 1
 
 
-@njit(cache=True)
+@kernel
 def template_has_natural(t, x, kinds, ta, tb, tc) -> bool:
     """True if template ``t`` has a place for natural card ``x`` (which it takes when held)."""
     s = x // 13
@@ -191,7 +192,7 @@ def template_has_natural(t, x, kinds, ta, tb, tc) -> bool:
     return tb[t] <= r <= tc[t]
 
 
-@njit(cache=True)
+@kernel
 def template_uses(t, j, c, kinds, ta, tb, tc) -> bool:
     """Does template ``t``, laid with ``j`` jokers, take a card of type ``c`` (-1: none)?"""
     if c < 0:

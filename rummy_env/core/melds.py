@@ -13,9 +13,10 @@ Gin values: ace 1, 2-10 face value, J/Q/K 10; ace low only (A-2-3 is a run, Q-K-
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from rummy_env.core.cards import NUM_RANKS
+from rummy_env.core.jit import kernel
 
 INF_DEADWOOD = 10_000
 
@@ -101,7 +102,7 @@ _U1 = np.uint64(1)
 _SUIT_BITS = np.uint64(0x1FFF)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def popcount(x) -> int:
     """Number of set bits of a uint64."""
     c = 0
@@ -111,7 +112,7 @@ def popcount(x) -> int:
     return c
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def hand_value(mask, values) -> int:
     """Sum of card values of a mask."""
     t = 0
@@ -124,7 +125,7 @@ def hand_value(mask, values) -> int:
     return t
 
 
-@njit(cache=True)
+@kernel
 def min_deadwood(mask, suit_dw, group_opts, group_nopt, spread) -> int:
     """Exact minimum deadwood of a hand mask (any size up to 11 cards, Gin values)."""
     ranks = np.empty(4, np.int64)
@@ -166,7 +167,7 @@ def min_deadwood(mask, suit_dw, group_opts, group_nopt, spread) -> int:
     return best
 
 
-@njit(cache=True)
+@kernel
 def min_deadwood_per_discard(mask, out, suit_dw, group_opts, group_nopt, spread) -> int:
     """``out[c]`` = minimum deadwood after discarding ``c`` for every card in the hand
     (``INF_DEADWOOD`` elsewhere); returns the minimum over all discards.
@@ -183,7 +184,7 @@ def min_deadwood_per_discard(mask, out, suit_dw, group_opts, group_nopt, spread)
     return best
 
 
-@njit(cache=True)
+@kernel
 def _deadwood_one(hands, i, out, suit_dw, group_opts, group_nopt, spread, after_discard):
     m = np.uint64(0)
     for c in range(52):
@@ -198,13 +199,13 @@ def _deadwood_one(hands, i, out, suit_dw, group_opts, group_nopt, spread, after_
 
 # Two distinct functions (not one function compiled twice): numba's disk cache is keyed by the
 # function, and two dispatchers of one function would load each other's machine code.
-@njit(cache=True)
+@kernel
 def _deadwood_batch(hands, out, suit_dw, group_opts, group_nopt, spread, after_discard):
     for i in range(hands.shape[0]):
         _deadwood_one(hands, i, out, suit_dw, group_opts, group_nopt, spread, after_discard)
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def _deadwood_batch_par(hands, out, suit_dw, group_opts, group_nopt, spread, after_discard):
     for i in prange(hands.shape[0]):
         _deadwood_one(hands, i, out, suit_dw, group_opts, group_nopt, spread, after_discard)

@@ -9,8 +9,8 @@ state comes from ``np.random.SeedSequence``; no global RNG is ever used.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from rummy_env.core.jit import kernel
 from rummy_env.core.validate import check_seed
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -83,7 +83,7 @@ def randint_rows(states: np.ndarray, rows: np.ndarray, n: np.ndarray | int) -> n
     return ((x * np.asarray(n, dtype=np.uint64)) >> _S32).astype(np.int64)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def next_u64(rec) -> np.uint64:
     """Advance the record's ``rng`` field (SplitMix64) and return 64 random bits."""
     rec.rng = rec.rng + _GOLDEN
@@ -93,14 +93,14 @@ def next_u64(rec) -> np.uint64:
     return z ^ (z >> _S31)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def randint(rec, n: int) -> int:
     """Uniform integer in ``[0, n)`` (multiply-shift on 32 bits; bias < n / 2**32)."""
     x = next_u64(rec) >> _S32
     return int((x * np.uint64(n)) >> _S32)
 
 
-@njit(cache=True)
+@kernel
 def shuffle_inplace(rec, arr, n: int) -> None:
     """Fisher-Yates shuffle of ``arr[:n]`` driven by the record's stream."""
     for i in range(n - 1, 0, -1):
@@ -110,7 +110,7 @@ def shuffle_inplace(rec, arr, n: int) -> None:
         arr[j] = t
 
 
-@njit(cache=True)
+@kernel
 def random_legal(rec, mask, na: int) -> int:
     """A uniformly random legal action among ``mask[:na]``, drawn from the record's stream
     (-1 if none is legal).

@@ -18,8 +18,8 @@ array and call).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from rummy_env.core.jit import kernel
 from rummy_env.core.jmelds import JOKER, TPL_A, TPL_B, TPL_C, TPL_KIND, popcount16, pos_card
 from rummy_env.core.rng import shuffle_inplace
 
@@ -47,7 +47,7 @@ def table_fields(num_players: int, deck_size: int, max_melds: int) -> list[tuple
     ]
 
 
-@njit(cache=True)
+@kernel
 def hand_total(rec, p) -> int:
     """Cards in player ``p``'s hand."""
     t = 0
@@ -56,7 +56,7 @@ def hand_total(rec, p) -> int:
     return t
 
 
-@njit(cache=True)
+@kernel
 def new_deal(rec, decks, jokers, shuffle) -> None:
     """Start a deal: with ``shuffle`` the deck becomes ``decks`` packs and ``jokers`` jokers,
     shuffled by the record's stream (else the deck already placed, a stacked one, is kept);
@@ -83,7 +83,7 @@ def new_deal(rec, decks, jokers, shuffle) -> None:
     rec.n_melds = 0
 
 
-@njit(cache=True)
+@kernel
 def fit_natural(rec, m, c) -> int:
     """Where natural ``c`` lays off on slot ``m``: -1 no; group: 14; run: the new position
     (an ace that fits both ends of a 2..K run goes high).
@@ -114,7 +114,7 @@ def fit_natural(rec, m, c) -> int:
     return -1
 
 
-@njit(cache=True)
+@kernel
 def fit_joker(rec, m, e) -> int:
     """Where a joker lays off on slot ``m`` at end ``e`` (0 group / low, 1 high); -1 no."""
     kind = rec.m_kind[m]
@@ -135,7 +135,7 @@ def fit_joker(rec, m, e) -> int:
     return hi + 1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def fits_slot(rec, m, c) -> bool:
     """True if card type ``c`` (52: a joker, at either end) lays off directly on slot ``m``."""
     if c == JOKER:
@@ -143,7 +143,7 @@ def fits_slot(rec, m, c) -> bool:
     return fit_natural(rec, m, c) >= 0
 
 
-@njit(cache=True)
+@kernel
 def can_lay_off(rec, c) -> bool:
     """True if card type ``c`` lays off directly on some table meld."""
     for m in range(rec.n_melds):
@@ -152,7 +152,7 @@ def can_lay_off(rec, c) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def joker_room(rec) -> int:
     """Jokers the table melds can still take as lay-offs (runs up to 13 cards, groups to 4)."""
     n = 0
@@ -164,7 +164,7 @@ def joker_room(rec) -> int:
     return n
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def give_up(rec, p, c, k):
     """Player ``p`` plays ``k`` copies of card type ``c`` from the hand (melds, lays off or
     discards them). The other players cannot tell which copies went, so the copies publicly
@@ -176,7 +176,7 @@ def give_up(rec, p, c, k):
     rec.known[p, c] = kn if kn > 0 else 0
 
 
-@njit(cache=True)
+@kernel
 def place_card(rec, p, m, c, pos):
     """Lay card type ``c`` from ``p``'s hand at position ``pos`` of slot ``m`` (14: group)."""
     give_up(rec, p, c, 1)
@@ -196,7 +196,7 @@ def place_card(rec, p, m, c, pos):
             rec.m_hi[m] = pos
 
 
-@njit(cache=True)
+@kernel
 def unplace_card(rec, p, m, c, pos, old_lo, old_hi, old_known):
     """Undo ``place_card``."""
     rec.hands[p, c] += 1
@@ -215,7 +215,7 @@ def unplace_card(rec, p, m, c, pos, old_lo, old_hi, old_known):
         rec.m_hi[m] = old_hi
 
 
-@njit(cache=True)
+@kernel
 def lay_template(rec, p, t) -> int:
     """Lay template ``t`` from ``p``'s hand into the next slot (naturals where the hand holds
     them, jokers elsewhere). Returns the number of jokers used.
@@ -257,7 +257,7 @@ def lay_template(rec, p, t) -> int:
     return j
 
 
-@njit(cache=True)
+@kernel
 def unlay_template(rec, p, t, j, known_save):
     """Undo ``lay_template`` (the last slot goes back to ``p``'s hand)."""
     m = rec.n_melds - 1
@@ -279,7 +279,7 @@ def unlay_template(rec, p, t, j, known_save):
         rec.known[p, card] = known_save[card]
 
 
-@njit(cache=True)
+@kernel
 def write_table_obs(rec, p, p_n, out, o_kind, o_owner, o_cards, o_jok, o_ends):
     """Write the table melds as the pieces of ``encodings.pieces.table_specs`` (owners
     seat-relative to ``p``), at the given offsets of ``out``.

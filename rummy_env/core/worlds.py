@@ -18,12 +18,12 @@ record's SplitMix64 stream, ``core.rng``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from rummy_env.core.jit import kernel
 from rummy_env.core.rng import shuffle_inplace
 
 
-@njit(cache=True)
+@kernel
 def deck_counts(deck_size: int, jokers: int, num_types: int) -> np.ndarray:
     """Copies of each card type in a deck of ``deck_size`` cards (naturals 0..51 equally often,
     type 52 the joker), as an int64 array of ``num_types`` entries.
@@ -36,7 +36,7 @@ def deck_counts(deck_size: int, jokers: int, num_types: int) -> np.ndarray:
     return cnt
 
 
-@njit(cache=True)
+@kernel
 def deal_hidden(rec, base, hidden_n, buf, n_pool: int, num_players: int) -> None:
     """One deal of the hidden cards into ``rec``.
 
@@ -59,7 +59,7 @@ def deal_hidden(rec, base, hidden_n, buf, n_pool: int, num_players: int) -> None
         rec.deck[pos + j - k] = buf[j]
 
 
-@njit(cache=True)
+@kernel
 def rewrite_dealt(rec, counts, work) -> None:
     """Rewrite ``deck[:deck_pos]`` (cards already dealt, never read again) as a shuffle of the
     deck's cards not in the stock, so the whole ``deck`` is again the deck (``counts`` copies

@@ -26,7 +26,6 @@ How the masks stay cheap (a step costs about a microsecond):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from rummy_env.core import batch
 from rummy_env.core.batch import (  # the names callers use
@@ -35,6 +34,7 @@ from rummy_env.core.batch import (  # the names callers use
     step_batch_parallel,
     step_single,
 )
+from rummy_env.core.jit import kernel
 from rummy_env.core.jmelds import (
     JOKER,
     NUM_GROUP_TEMPLATES,
@@ -134,7 +134,7 @@ WS_CALL = WS_KNOWN + 53  # per pile depth: is that card rummy-callable (up to 10
 WS_SIZE = WS_CALL + 108
 
 
-@njit(cache=True)
+@kernel
 def new_work(states=None, cfg=None):
     """A work buffer for the kernels that take ``ws`` (scratch: its contents never matter
     between calls).
@@ -145,7 +145,7 @@ def new_work(states=None, cfg=None):
 # -- values ---------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def card_value(c, cfg) -> int:
     """Points of a card type in hand or melded (not a low ace)."""
     if c == JOKER:
@@ -158,7 +158,7 @@ def card_value(c, cfg) -> int:
     return r + 1 if r <= 8 else 10
 
 
-@njit(cache=True)
+@kernel
 def placed_value(c, pos, cfg) -> int:
     """Points of a card placed at a run position (pos 0 is the low ace) or in a group (pos -1)."""
     if c != JOKER and pos == 0:
@@ -166,7 +166,7 @@ def placed_value(c, pos, cfg) -> int:
     return card_value(c, cfg)
 
 
-@njit(cache=True)
+@kernel
 def hand_points(rec, p, cfg) -> int:
     """Points held in player ``p``'s hand (they count against at the end of the hand)."""
     t = 0
@@ -178,7 +178,7 @@ def hand_points(rec, p, cfg) -> int:
 # -- table melds ----------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def place_on_slot(rec, cfg, p, m, c, pos):
     """Lay card type ``c`` from ``p``'s hand at position ``pos`` of slot ``m`` (14: group);
     its points go to ``p``.
@@ -187,14 +187,14 @@ def place_on_slot(rec, cfg, p, m, c, pos):
     rec.melded_pts[p] += placed_value(c, -1 if pos == 14 else pos, cfg)
 
 
-@njit(cache=True)
+@kernel
 def unplace_on_slot(rec, cfg, p, m, c, pos, old_lo, old_hi, old_known):
     """Undo ``place_on_slot``."""
     unplace_card(rec, p, m, c, pos, old_lo, old_hi, old_known)
     rec.melded_pts[p] -= placed_value(c, -1 if pos == 14 else pos, cfg)
 
 
-@njit(cache=True)
+@kernel
 def slot_points(rec, cfg, m) -> int:
     """Points of the cards in slot ``m`` (jokers 15, a low ace 1 or 5)."""
     if rec.m_kind[m] == 1:
@@ -210,7 +210,7 @@ def slot_points(rec, cfg, m) -> int:
     return pts
 
 
-@njit(cache=True)
+@kernel
 def _has_natural(t, x) -> bool:
     """``template_has_natural`` read straight from the global template tables."""
     s = x // 13
@@ -224,7 +224,7 @@ def _has_natural(t, x) -> bool:
     return TPL_B[t] <= r <= TPL_C[t]
 
 
-@njit(cache=True)
+@kernel
 def create_meld(rec, cfg, p, t):
     """Lay template ``t`` from ``p``'s hand into the next slot (naturals where the hand holds
     them, jokers elsewhere); its points go to ``p``. Returns the number of jokers used.
@@ -234,7 +234,7 @@ def create_meld(rec, cfg, p, t):
     return j
 
 
-@njit(cache=True)
+@kernel
 def remove_last_meld(rec, cfg, p, t, j, known_save):
     """Undo ``create_meld``."""
     rec.melded_pts[p] -= slot_points(rec, cfg, rec.n_melds - 1)
@@ -248,7 +248,7 @@ def remove_last_meld(rec, cfg, p, t, j, known_save):
 # position held (an ace holds 0 and 13), ``jk`` counts jokers, ``total`` all cards.
 
 
-@njit(cache=True)
+@kernel
 def _add_natural(rs, sp, c):
     """The summary bits ``rs``, ``sp`` with natural ``c`` held."""
     s = c // 13
@@ -261,7 +261,7 @@ def _add_natural(rs, sp, c):
     return rs, sp
 
 
-@njit(cache=True)
+@kernel
 def hand_summary(rec, p):
     """``(rs, sp, jk, total)`` of player ``p``'s hand."""
     rs = 0
@@ -280,7 +280,7 @@ def hand_summary(rec, p):
     return rs, sp, jk, total + jk
 
 
-@njit(cache=True)
+@kernel
 def _meld3_with(rs, sp, jk, x) -> bool:
     """Is there a new meld of 3 cards from the hand that contains natural ``x`` (held)?
 
@@ -300,7 +300,7 @@ def _meld3_with(rs, sp, jk, x) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _meld3_with_joker(rs, sp, jk) -> bool:
     """Is there a new meld of 3 cards from the hand that takes a joker (one is held)?
 
@@ -320,7 +320,7 @@ def _meld3_with_joker(rs, sp, jk) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def table_fits(rec) -> int:
     """Bit ``c`` set for each card type ``c`` (52: joker) that lays off on some table meld:
     ``core.table.can_lay_off`` for every card at once (``fit_natural`` / ``fit_joker`` per
@@ -350,7 +350,7 @@ def table_fits(rec) -> int:
     return fits
 
 
-@njit(cache=True)
+@kernel
 def can_place(rec, fits, rs, sp, jk, total, x, new_only, need_left) -> bool:
     """Can card type ``x`` (held in the hand summarised by ``rs, sp, jk, total``) be melded this
     turn, leaving at least ``need_left`` cards in the hand? Ways: a direct lay-off (``fits``:
@@ -391,7 +391,7 @@ def can_place(rec, fits, rs, sp, jk, total, x, new_only, need_left) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def turn_completable(rec, p, go) -> bool:
     """Can player ``p`` still finish the current turn legally from this state (``go``: the
     going-out variant, ``GO_*``)?
@@ -424,7 +424,7 @@ def turn_completable(rec, p, go) -> bool:
 # -- deal, scoring, transitions -------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def deal_hand(rec, cfg, shuffle):
     """Deal a hand (dealing starts left of the dealer), turn the upcard, clear the table."""
     d = cfg[C_D]
@@ -455,7 +455,7 @@ def deal_hand(rec, cfg, shuffle):
     rec.pile_draws = 0
 
 
-@njit(cache=True)
+@kernel
 def reset_episode(rec, cfg, tables, dealer, shuffle):
     """Start an episode: scores cleared, dealer chosen (-1: random), first hand dealt."""
     for q in range(cfg[C_P]):
@@ -466,7 +466,7 @@ def reset_episode(rec, cfg, tables, dealer, shuffle):
     deal_hand(rec, cfg, shuffle)
 
 
-@njit(cache=True)
+@kernel
 def end_hand(rec, cfg, outcome):
     """Score the hand (melded minus held), then end the episode or deal the next hand."""
     p_n = cfg[C_P]
@@ -513,7 +513,7 @@ def end_hand(rec, cfg, outcome):
     deal_hand(rec, cfg, True)
 
 
-@njit(cache=True)
+@kernel
 def callable_depths(rec, cfg, ws) -> int:
     """Flag in ``ws[WS_CALL + d]`` whether the pile card at depth ``d`` is rummy-callable: it
     can be melded using only the table melds and the pile cards above it (RULES §2.5
@@ -553,7 +553,7 @@ def callable_depths(rec, cfg, ws) -> int:
     return last
 
 
-@njit(cache=True)
+@kernel
 def _take_pile(rec, p, d):
     """Move the top ``d + 1`` pile cards to ``p``'s hand (publicly known to be held)."""
     for _k in range(d + 1):
@@ -564,7 +564,7 @@ def _take_pile(rec, p, d):
     return rec.pile[rec.pile_n] if d >= 0 else -1
 
 
-@njit(cache=True)
+@kernel
 def _next_turn(rec, cfg, p) -> bool:
     """Player ``p``'s turn is over: the next player draws. Once the stock is empty every player
     gets one more turn at most, then the hand ends (so every hand ends). True if it ended.
@@ -584,7 +584,7 @@ def _next_turn(rec, cfg, p) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _offer_call(rec, cfg, start, mask_buf, ws):
     """Offer the "Rummy!" call to players from ``start`` on (skipping the discarder and those
     with no legal call); if nobody can call, the turn player draws.
@@ -604,7 +604,7 @@ def _offer_call(rec, cfg, start, mask_buf, ws):
     rec.phase = PH_DRAW
 
 
-@njit(cache=True)
+@kernel
 def _after_placement(rec, cfg, p):
     """After a meld or lay-off: an empty hand goes out (any) or floats (floating variants)."""
     if hand_total(rec, p) > 0:
@@ -617,7 +617,7 @@ def _after_placement(rec, cfg, p):
         _next_turn(rec, cfg, p)
 
 
-@njit(cache=True)
+@kernel
 def _meld_uses(t, j, c) -> bool:
     """Does template ``t`` (needing ``j`` jokers) take a card of type ``c``?"""
     if c < 0:
@@ -627,7 +627,7 @@ def _meld_uses(t, j, c) -> bool:
     return _has_natural(t, c)
 
 
-@njit(cache=True)
+@kernel
 def apply_action(rec, cfg, tables, a, mask_buf, ws):
     """Apply a legal action (legality is the caller's check)."""
     p = rec.cur
@@ -734,7 +734,7 @@ def apply_action(rec, cfg, tables, a, mask_buf, ws):
 # -- masks ----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def _call_mask_from(rec, cfg, q, out, ws, n_call) -> bool:
     """Write player ``q``'s legal calls (TAKE_DISCARD[d] and PASS) given the callable depths
     flagged by ``callable_depths`` (``n_call`` its result); True if any call is legal.
@@ -766,13 +766,13 @@ def _call_mask_from(rec, cfg, q, out, ws, n_call) -> bool:
     return anyc
 
 
-@njit(cache=True)
+@kernel
 def _call_mask(rec, cfg, q, out, ws) -> bool:
     """Write player ``q``'s legal calls (TAKE_DISCARD[d] and PASS); True if any call is legal."""
     return _call_mask_from(rec, cfg, q, out, ws, callable_depths(rec, cfg, ws))
 
 
-@njit(cache=True)
+@kernel
 def _draw_mask(rec, cfg, p, out):
     stock = cfg[C_D] - rec.deck_pos
     if stock > 0:
@@ -804,7 +804,7 @@ def _draw_mask(rec, cfg, p, out):
             out[cfg[C_TAKE] + d] = 1
 
 
-@njit(cache=True)
+@kernel
 def _feasible(ws, rs, sp, jokers) -> int:
     """``core.jmelds.feasible_templates`` of the summarised hand, skipping the ranks and suits
     that cannot make a meld (too few cards and jokers; no 3 in a row without a joker). Writes
@@ -837,7 +837,7 @@ def _feasible(ws, rs, sp, jokers) -> int:
     return n
 
 
-@njit(cache=True)
+@kernel
 def _play_mask(rec, cfg, p, out, ws):
     hand = rec.hands[p]
     only_layoff = rec.phase == PH_CALL_LAYOFF
@@ -943,7 +943,7 @@ def _play_mask(rec, cfg, p, out, ws):
         out[cfg[C_DISCARD] + c] = 1
 
 
-@njit(cache=True)
+@kernel
 def _placement_ok(rec, p, go) -> bool:
     """After a candidate meld or lay-off (already applied): is the result legal and the turn
     completable? An empty hand is going out (any) or floating; illegal with discard_required.
@@ -953,7 +953,7 @@ def _placement_ok(rec, p, go) -> bool:
     return turn_completable(rec, p, go)
 
 
-@njit(cache=True)
+@kernel
 def legal_mask(rec, cfg, tables, out, ws):
     """Write the exact legal-action mask of the player to act into ``out`` (``ws``: a work
     buffer from ``new_work``).
@@ -974,7 +974,7 @@ def legal_mask(rec, cfg, tables, out, ws):
 # -- observations ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def write_obs(rec, cfg, p, out):
     """Player ``p``'s observation (seat-relative; nothing hidden from ``p``)."""
     out[:] = 0.0
@@ -1041,24 +1041,24 @@ def write_obs(rec, cfg, p, out):
 # -- the other hooks of the batch layer (rummy_env.core.batch; registered at the end) -------
 
 
-@njit(cache=True)
+@kernel
 def num_actions(rec, cfg):
     """Size of the action space."""
     return cfg[C_NA]
 
 
-@njit(cache=True)
+@kernel
 def final_points(rec, cfg, q):
     """A game: player ``q``'s final score; a hand: its score (equal after one hand)."""
     return rec.scores[q] if cfg[C_GAME] else rec.hand_points[q]
 
 
-@njit(cache=True)
+@kernel
 def write_final_extra(rec, cfg, out):
     """500 Rum has no finished-episode integers beyond the points, outcome and length."""
 
 
-@njit(cache=True)
+@kernel
 def world_ok(rec, cfg, mask) -> bool:
     """Does the player to act have a move? Offered a "Rummy!" call, PASS does not count."""
     for a in range(cfg[C_NA]):

@@ -10,11 +10,11 @@ N games are ``rummy_env.core.batch``'s, over the hooks registered at the end of 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from rummy_env.core import batch
 from rummy_env.core import rng as _rng
 from rummy_env.core.batch import play_random, play_random_parallel  # the names callers use
+from rummy_env.core.jit import kernel
 from rummy_env.core.melds import (
     GIN_MELD_MASKS,
     GIN_VALUES,
@@ -84,25 +84,25 @@ _STOCK_START = 31  # 52 - 21 dealt cards
 TABLES = (SUIT_DEADWOOD, GROUP_OPTS, GROUP_NOPT, SPREAD, GIN_VALUES, GIN_MELD_MASKS)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def bit(c):
     """Mask with card ``c`` set."""
     return _U1 << np.uint64(c)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def has(mask, c) -> bool:
     """True if card ``c`` is in ``mask``."""
     return (mask >> np.uint64(c)) & _U1 != _U0
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def lowest(mask) -> int:
     """Index of the lowest set bit (mask must be non-zero)."""
     return popcount((mask & (~mask + _U1)) - _U1)
 
 
-@njit(cache=True)
+@kernel
 def highest(mask) -> int:
     """Index of the highest set bit (mask must be non-zero)."""
     h = 0
@@ -112,7 +112,7 @@ def highest(mask) -> int:
     return h
 
 
-@njit(cache=True)
+@kernel
 def mindw(mask, tables) -> int:
     """Minimum deadwood of a hand mask."""
     return min_deadwood(mask, tables[0], tables[1], tables[2], tables[3])
@@ -122,7 +122,7 @@ def mindw(mask, tables) -> int:
 # Melds, lay-offs and automatic arrangements
 
 
-@njit(cache=True)
+@kernel
 def is_group(m) -> bool:
     """True if a meld mask is a group (all cards of one rank)."""
     r = lowest(m) % 13
@@ -132,7 +132,7 @@ def is_group(m) -> bool:
     return True
 
 
-@njit(cache=True)
+@kernel
 def fits(card, m) -> int:
     """Lay-off fit of ``card`` on meld ``m``: 0 no, 1 group's 4th card, 2 run end."""
     if has(m, card):
@@ -152,7 +152,7 @@ def fits(card, m) -> int:
     return 0
 
 
-@njit(cache=True)
+@kernel
 def candidate_melds(hand, out):
     """Melds contained in ``hand`` that suffice for exact arrangements: groups of 3 and 4 and
     runs of 3 to 5 cards (longer runs split into these). Returns how many were written.
@@ -194,7 +194,7 @@ def candidate_melds(hand, out):
     return n
 
 
-@njit(cache=True)
+@kernel
 def layable_outside(hand, combo, nc, melds):
     """Cards outside ``hand`` that could be laid off, chains included, on an arrangement."""
     lay = _U0
@@ -220,7 +220,7 @@ def layable_outside(hand, combo, nc, melds):
     return popcount(lay)
 
 
-@njit(cache=True)
+@kernel
 def closure_layoff(rem, slots, nslots, apply):
     """Cards of ``rem`` that can be laid off on ``slots`` (repeatedly, runs preferred to groups,
     which never loses a lay-off). With ``apply`` the slots are extended in place. Returns the mask.
@@ -253,7 +253,7 @@ def closure_layoff(rem, slots, nslots, apply):
     return laid
 
 
-@njit(cache=True)
+@kernel
 def store_arrangement(rec, p, combo, nc, melds):
     """Write an arrangement into player ``p``'s meld slots (adjacent runs merged) and remove the
     melded cards from the hand.
@@ -283,7 +283,7 @@ def store_arrangement(rec, p, combo, nc, melds):
     rec.n_melds[p] = n
 
 
-@njit(cache=True)
+@kernel
 def _arrangement_cost(mode, hand, used, combo, nc, melds, values, slots, nslots, gin):
     """Cost of an arrangement (lower is better) as (primary, secondary).
 
@@ -298,7 +298,7 @@ def _arrangement_cost(mode, hand, used, combo, nc, melds, values, slots, nslots,
     return hand_value(rem, values), 0
 
 
-@njit(cache=True)
+@kernel
 def best_arrangement(mode, hand, melds, nm, values, slots, nslots, gin, best):
     """Exact best arrangement of ``hand`` over disjoint candidate melds (at most three fit in
     11 cards); writes the chosen meld indices to ``best`` and returns (count, deadwood).
@@ -338,7 +338,7 @@ def best_arrangement(mode, hand, melds, nm, values, slots, nslots, gin, best):
     return bn, bp
 
 
-@njit(cache=True)
+@kernel
 def auto_knocker(rec, tables):
     """Arrange the knocker's hand: minimum deadwood; ties to the arrangement onto which the
     fewest cards outside the knocker's hand could be laid off; then the first found.
@@ -353,7 +353,7 @@ def auto_knocker(rec, tables):
     return dw
 
 
-@njit(cache=True)
+@kernel
 def auto_defender(rec, tables):
     """Arrange the defender's hand and lay-offs to minimise its final deadwood (exact)."""
     k = rec.knocker
@@ -378,7 +378,7 @@ def auto_defender(rec, tables):
 # Deal, scoring, hand and episode transitions
 
 
-@njit(cache=True)
+@kernel
 def deal_hand(rec, cfg, tables, shuffle):
     """Deal a hand from ``rec.deck`` (shuffled first unless a stacked deck was placed)."""
     if shuffle:
@@ -431,7 +431,7 @@ def deal_hand(rec, cfg, tables, shuffle):
             rec.knock_limit = cfg[K_KNOCK_LIMIT]
 
 
-@njit(cache=True)
+@kernel
 def reset_episode(rec, cfg, tables, dealer, shuffle):
     """Start an episode: clear match scores, set the dealer (-1: random) and deal."""
     for p in range(2):
@@ -444,7 +444,7 @@ def reset_episode(rec, cfg, tables, dealer, shuffle):
     deal_hand(rec, cfg, tables, shuffle)
 
 
-@njit(cache=True)
+@kernel
 def _finish_hand(rec, cfg, tables, winner):
     """After a hand (winner -1: dead hand): match bookkeeping, then the next deal or the end."""
     rec.hands_played += 1
@@ -487,7 +487,7 @@ def _finish_hand(rec, cfg, tables, winner):
     deal_hand(rec, cfg, tables, True)
 
 
-@njit(cache=True)
+@kernel
 def _dead_hand(rec, cfg, tables):
     rec.outcome = OUT_DEAD
     for p in range(2):
@@ -496,7 +496,7 @@ def _dead_hand(rec, cfg, tables):
     _finish_hand(rec, cfg, tables, -1)
 
 
-@njit(cache=True)
+@kernel
 def score_hand(rec, cfg, tables):
     """Score a laid-out hand (knocker and defender deadwood are what remains in their hands)."""
     values = tables[4]
@@ -538,7 +538,7 @@ def score_hand(rec, cfg, tables):
     _finish_hand(rec, cfg, tables, winner)
 
 
-@njit(cache=True)
+@kernel
 def _start_knock(rec, cfg, tables, c):
     """The current player knocks, discarding ``c`` face down."""
     p = rec.cur
@@ -557,7 +557,7 @@ def _start_knock(rec, cfg, tables, c):
         rec.phase = PH_KNOCKER_MELD
 
 
-@njit(cache=True)
+@kernel
 def can_knock_with(hand, limit, tables) -> bool:
     """True if some discard from ``hand`` leaves deadwood within ``limit``."""
     for c in range(52):
@@ -566,7 +566,7 @@ def can_knock_with(hand, limit, tables) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _take_top_discard(rec, p):
     """Player ``p`` takes the top discard into the hand; it becomes publicly known to be held."""
     c = rec.pile[rec.pile_n - 1]
@@ -576,7 +576,7 @@ def _take_top_discard(rec, p):
     return c
 
 
-@njit(cache=True)
+@kernel
 def _declare_meld(rec, p, m):
     """Player ``p`` lays meld ``m`` from the hand into its next meld slot."""
     rec.melds[p, rec.n_melds[p]] = m
@@ -585,7 +585,7 @@ def _declare_meld(rec, p, m):
     rec.known[p] &= ~m
 
 
-@njit(cache=True)
+@kernel
 def apply_action(rec, cfg, tables, a, mask=None, work=0):
     """Apply a legal action id to a game record (legality is the caller's check; ``mask`` and
     ``work``, the batch layer's scratch, are unused).
@@ -675,7 +675,7 @@ def apply_action(rec, cfg, tables, a, mask=None, work=0):
             rec.rewards[q] = 0.0
 
 
-@njit(cache=True)
+@kernel
 def legal_mask(rec, cfg, tables, out, work=0):
     """Write the exact legal-action mask of the player to act into ``out`` (int8; ``work``, the
     batch layer's scratch, is unused).
@@ -754,7 +754,7 @@ O_PHASE = _OFFSETS["phase"]
 O_MELDS = _OFFSETS["melds"]
 
 
-@njit(cache=True)
+@kernel
 def write_obs(rec, cfg, p, out):
     """Write player ``p``'s observation (seat-relative, no hidden cards) into ``out`` (float32)."""
     out[:] = 0.0
@@ -797,32 +797,32 @@ def write_obs(rec, cfg, p, out):
 # The other hooks of the batch layer (rummy_env.core.batch; registered at the end)
 
 
-@njit(cache=True)
+@kernel
 def new_work(states, cfg):
     """No scratch: the Gin kernels need none."""
     return 0
 
 
-@njit(cache=True)
+@kernel
 def num_actions(rec, cfg):
     """Size of the action space (the meld actions exist with manual melds only)."""
     return MELD_BASE if cfg[K_AUTO] else END_MELDING + 1
 
 
-@njit(cache=True)
+@kernel
 def final_points(rec, cfg, q):
     """A match: player ``q``'s final total with all bonuses; a hand: its points."""
     return rec.totals[q] if cfg[K_MATCH] else rec.hand_points[q]
 
 
-@njit(cache=True)
+@kernel
 def write_final_extra(rec, cfg, out):
     """Final deadwood of the last scored hand, per player."""
     out[0] = rec.deadwood[0]
     out[1] = rec.deadwood[1]
 
 
-@njit(cache=True)
+@kernel
 def mindw_check(hand, tables) -> int:
     """Minimum deadwood of a mask (exposed for tests)."""
     return mindw(hand, tables)

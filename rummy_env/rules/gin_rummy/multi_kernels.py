@@ -17,10 +17,10 @@ points); this module only seats the players, passes the turn between tables, and
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from rummy_env.core import batch
 from rummy_env.core import rng as _rng
+from rummy_env.core.jit import kernel
 from rummy_env.encodings import gin_rummy as E
 from rummy_env.rules.gin_rummy import kernels as K
 from rummy_env.rules.gin_rummy.config import CFG, MP
@@ -73,7 +73,7 @@ O4_PPTS = _O4["partner_points"] - PREFIX_AUTO
 _STOCK_START = 31
 
 
-@njit(cache=True)
+@kernel
 def board_winner(b) -> int:
     """Table-local winner of a finished hand, -1 for a dead hand."""
     o = b.outcome
@@ -84,7 +84,7 @@ def board_winner(b) -> int:
     return -1
 
 
-@njit(cache=True)
+@kernel
 def _sit(rec, t, a, b, dealer_seat):
     """Seat ``a`` (table-local 0) and ``b`` (local 1) at table ``t``; ``dealer_seat`` deals."""
     rec.seat[t, 0] = a
@@ -96,7 +96,7 @@ def _sit(rec, t, a, b, dealer_seat):
     rec.table_dealer[t] = dealer_seat
 
 
-@njit(cache=True)
+@kernel
 def _deal_tables(rec, cfg, tables, shuffle):
     """Seat the players for the next hand (from ``dealer`` / ``round`` and ``table_dealer``)
     and deal every table.
@@ -125,7 +125,7 @@ def _deal_tables(rec, cfg, tables, shuffle):
     _sync(rec)
 
 
-@njit(cache=True)
+@kernel
 def _sync(rec):
     """The seat to act and the phase, from the acting table."""
     bd = rec.boards[rec.turn]
@@ -133,7 +133,7 @@ def _sync(rec):
     rec.phase = bd.phase
 
 
-@njit(cache=True)
+@kernel
 def reset_episode(rec, cfg, tables, dealer, shuffle):
     """Start a match. ``dealer`` -1 draws the dealers; 3 players: the seat sitting out;
     4 players: bit t set when table t's dealer in round 0 is its second seat (1 or 3).
@@ -162,14 +162,14 @@ def reset_episode(rec, cfg, tables, dealer, shuffle):
     _deal_tables(rec, cfg, tables, shuffle)
 
 
-@njit(cache=True)
+@kernel
 def _pay(rec, seat, amount):
     """Pay ``amount`` to ``seat`` in this step's rewards (and count it as paid)."""
     rec.rewards[seat] += amount
     rec.paid[seat] += amount
 
 
-@njit(cache=True)
+@kernel
 def _record_hand(rec, t):
     """Copy a finished table's hand result to its seats."""
     bd = rec.boards[t]
@@ -182,7 +182,7 @@ def _record_hand(rec, t):
     rec.hands_played += 1
 
 
-@njit(cache=True)
+@kernel
 def _end_match(rec, cfg, winner):
     """Bonuses and settlement when ``winner`` (a seat; 4 players: a member of the winning
     team) reached the target. Pays what the settlement adds to the rewards paid so far.
@@ -231,7 +231,7 @@ def _end_match(rec, cfg, winner):
     rec.done = 1
 
 
-@njit(cache=True)
+@kernel
 def _finish_three(rec, cfg, tables):
     """The hand at the one table is over: score it, then deal the next or end the match."""
     bd = rec.boards[0]
@@ -267,7 +267,7 @@ def _finish_three(rec, cfg, tables):
     _deal_tables(rec, cfg, tables, True)
 
 
-@njit(cache=True)
+@kernel
 def _finish_round(rec, cfg, tables):
     """Both tables' hands are over: score the round for the teams (RULES.md §1.10)."""
     match = cfg[M_MATCH] != 0
@@ -333,7 +333,7 @@ def _finish_round(rec, cfg, tables):
     _deal_tables(rec, cfg, tables, True)
 
 
-@njit(cache=True)
+@kernel
 def apply_action(rec, cfg, tables, a, mask=None, work=0):
     """Apply a legal action of the seat to act (at the acting table)."""
     n_p = rec.rewards.shape[0]
@@ -364,7 +364,7 @@ def apply_action(rec, cfg, tables, a, mask=None, work=0):
             rec.rewards[q] = 0.0
 
 
-@njit(cache=True)
+@kernel
 def legal_mask(rec, cfg, tables, out, work=0):
     """The legal-action mask of the seat to act (that of its table's hand)."""
     if rec.done:
@@ -373,7 +373,7 @@ def legal_mask(rec, cfg, tables, out, work=0):
     K.legal_mask(rec.boards[rec.turn], cfg, tables, out)
 
 
-@njit(cache=True)
+@kernel
 def _write_sit_out(bd, out):
     """What the seat sitting out sees of the table in the 2-player pieces: the table's public
     pieces; no hand, and ``is_dealer`` (it dealt).
@@ -390,7 +390,7 @@ def _write_sit_out(bd, out):
     out[O_PHASE + bd.phase] = 1.0
 
 
-@njit(cache=True)
+@kernel
 def write_obs(rec, cfg, p, out):
     """Player ``p``'s observation: its table's 2-player observation (match scores in place of
     the hand's), then the match pieces (``encodings.gin_rummy.observation_pieces``).
@@ -450,25 +450,25 @@ def write_obs(rec, cfg, p, out):
             x[O4_PPTS + 1] = pb.hand_points[1 - pj] / scale
 
 
-@njit(cache=True)
+@kernel
 def new_work(states, cfg):
     """No scratch: the Gin kernels need none."""
     return 0
 
 
-@njit(cache=True)
+@kernel
 def num_actions(rec, cfg):
     """Size of the action space (that of the 2-player hands)."""
     return K.num_actions(rec.boards[0], cfg)
 
 
-@njit(cache=True)
+@kernel
 def final_points(rec, cfg, q):
     """Seat ``q``'s settlement (4 players: its team's; its rewards sum to half of it)."""
     return rec.settle[q]
 
 
-@njit(cache=True)
+@kernel
 def write_final_extra(rec, cfg, out):
     """Each seat's final deadwood in its last hand."""
     for q in range(rec.deadwood.shape[0]):

@@ -14,11 +14,11 @@ disjoint meld templates (``_reach``). The table code (slots, lay-offs, jokers) i
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from rummy_env.core import batch
 from rummy_env.core import rng as _rng
 from rummy_env.core.batch import play_random_parallel, step_single  # the names callers use
+from rummy_env.core.jit import kernel
 from rummy_env.core.jmelds import (
     JOKER,
     NUM_TEMPLATES,
@@ -124,7 +124,7 @@ TABLES = (TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN, TPL_VAL, TPL_ROOM)
 # -- values ---------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def card_penalty(c) -> int:
     """Points of a card left in hand: A 11, 2-10 face value, J Q K 10, joker 25."""
     if c == JOKER:
@@ -135,7 +135,7 @@ def card_penalty(c) -> int:
     return r + 1 if r <= 9 else 10
 
 
-@njit(cache=True)
+@kernel
 def hand_penalty(rec, p) -> int:
     """Penalty of player ``p``'s hand."""
     t = 0
@@ -144,7 +144,7 @@ def hand_penalty(rec, p) -> int:
     return t
 
 
-@njit(cache=True)
+@kernel
 def slot_value(rec, m) -> int:
     """Points of table meld ``m``, jokers counted as the card they stand for."""
     if rec.m_kind[m] == 1:
@@ -162,7 +162,7 @@ def slot_value(rec, m) -> int:
 # -- the opening search ---------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def make_work():
     """Scratch buffers of the search and the masks (one set per thread)."""
     cand_t = np.empty((DEPTH, NUM_TEMPLATES), np.int64)
@@ -178,7 +178,7 @@ def make_work():
     return cand_t, cand_j, kept, rs, sp, known_save, levels, keys, mask_t, mask_j
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def can_discard_from(h, taken) -> bool:
     """Does the hand hold a card it may discard (not the single copy of the card taken)?"""
     for c in range(53):
@@ -187,7 +187,7 @@ def can_discard_from(h, taken) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _leaf_ok(h, kept, taken, owed, room, swap) -> bool:
     """Can the turn end from the hand ``h + kept`` once ``owed`` jokers are laid off (the
     table takes ``room`` more jokers)? ``swap``: the single taken card, if it is all that is
@@ -206,7 +206,7 @@ def _leaf_ok(h, kept, taken, owed, room, swap) -> bool:
     return swap and owed == 0 and n_left == 1
 
 
-@njit(cache=True)
+@kernel
 def take_template(h, t, j) -> int:
     """Remove template ``t``'s cards from count vector ``h``; returns its natural run
     positions (groups: 0) for ``give_template``.
@@ -228,7 +228,7 @@ def take_template(h, t, j) -> int:
     return nat
 
 
-@njit(cache=True)
+@kernel
 def give_template(h, t, j, nat):
     """Undo ``take_template``."""
     kinds, ta, tb, tc = TPL_KIND, TPL_A, TPL_B, TPL_C
@@ -248,7 +248,7 @@ def give_template(h, t, j, nat):
 _NEED, _MUST, _OWED, _ROOM, _SWAP, _PIV, _NF, _K, _AT, _AJ, _ANAT, _SKIP, _TAKEN = range(13)
 
 
-@njit(cache=True)
+@kernel
 def _undo_level(h, kept, lv, d):
     """Take back the move made at search level ``d`` (a template laid, or the pivot kept)."""
     t = lv[d, _AT]
@@ -260,7 +260,7 @@ def _undo_level(h, kept, lv, d):
     lv[d, _AT] = -1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _template_naturals(h, t, kinds, ta, tb, tc) -> int:
     """Bitmask (by card id) of the naturals template ``t`` takes from hand ``h``."""
     nat = 0
@@ -277,7 +277,7 @@ def _template_naturals(h, t, kinds, ta, tb, tc) -> int:
     return nat
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _natural_points(h, mask) -> int:
     """Points of the hand's naturals in ``mask`` (every copy held; an ace at its best, 11)."""
     v = 0
@@ -287,7 +287,7 @@ def _natural_points(h, mask) -> int:
     return v
 
 
-@njit(cache=True)
+@kernel
 def _points_bound(h, ct, cj, nf) -> int:
     """An upper bound on the points of any set of disjoint melds from ``h``: the naturals that
     fit a meld without jokers, plus, since at most one meld per joker uses jokers, the
@@ -330,7 +330,7 @@ def _points_bound(h, ct, cj, nf) -> int:
     return bound + extra + 11 * jk
 
 
-@njit(cache=True)
+@kernel
 def _enter(h, kept, lv, d, ws) -> int:
     """Set up search level ``d``: 1 if its position already ends the turn, else 0 (and the
     candidate templates for its pivot are listed, or the level is marked exhausted).
@@ -394,7 +394,7 @@ def _enter(h, kept, lv, d, ws) -> int:
     return 0
 
 
-@njit(cache=True)
+@kernel
 def _dominated(ws, d, k, nf, tval) -> bool:
     """Is candidate ``k`` of level ``d`` dominated: another candidate takes the same naturals
     and as many jokers for more points (or as many, listed first)? Such melds leave the same
@@ -410,7 +410,7 @@ def _dominated(ws, d, k, nf, tval) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _reach(h, kept, need, must, taken, owed, room, swap, ws) -> bool:
     """Exact search: can disjoint new melds from ``h`` be laid so that they are worth at least
     ``need`` points, include card ``must`` (-1: none) and take ``owed`` jokers (directly or by
@@ -495,7 +495,7 @@ def _reach(h, kept, need, must, taken, owed, room, swap, ws) -> bool:
         d -= 1
 
 
-@njit(cache=True)
+@kernel
 def opening_reachable(h, need, taken, room, ws) -> bool:
     """Can new melds from hand ``h`` worth at least ``need`` points be laid with a legal
     discard left (``taken``: the card taken from the pile this turn, -1: none; ``room``: jokers
@@ -507,7 +507,7 @@ def opening_reachable(h, need, taken, room, ws) -> bool:
 # -- table moves ----------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def retrieve_fit(rec, m, k, c_out) -> int:
     """Natural card that replaces a joker in slot ``m`` at run position / group suit ``k``
     (-1: no joker can be taken back there). Groups of 4 never release their jokers.
@@ -527,7 +527,7 @@ def retrieve_fit(rec, m, k, c_out) -> int:
     return pos_card(rec.m_key[m], k)
 
 
-@njit(cache=True)
+@kernel
 def can_retrieve_with(rec, x) -> bool:
     """Can natural ``x`` take a joker's place in some table meld?"""
     if x < 0 or x >= 52:
@@ -545,7 +545,7 @@ def can_retrieve_with(rec, x) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def do_retrieve(rec, cfg, p, m, k, c):
     """Put natural ``c`` in place of a joker of slot ``m`` (run position / group suit ``k``);
     the joker goes to ``p``'s hand (publicly).
@@ -563,7 +563,7 @@ def do_retrieve(rec, cfg, p, m, k, c):
         rec.owed += 1
 
 
-@njit(cache=True)
+@kernel
 def undo_retrieve(rec, cfg, p, m, k, c, kn_c, kn_j):
     """Undo ``do_retrieve``."""
     rec.hands[p, c] += 1
@@ -583,7 +583,7 @@ def undo_retrieve(rec, cfg, p, m, k, c, kn_c, kn_j):
 # -- turn completion ------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def turn_completable(rec, cfg, p, ws) -> bool:
     """Can player ``p`` still finish the current turn legally (with a discard) from here?"""
     h = rec.hands[p]
@@ -607,7 +607,7 @@ def turn_completable(rec, cfg, p, ws) -> bool:
 # -- deal, scoring, transitions -------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def _next_active(rec, cfg, q) -> int:
     """The next player after ``q`` still in the match."""
     p_n = cfg[C_P]
@@ -618,7 +618,7 @@ def _next_active(rec, cfg, q) -> int:
     return q
 
 
-@njit(cache=True)
+@kernel
 def _start_turn(rec, p):
     rec.cur = p
     rec.phase = PH_DRAW
@@ -630,7 +630,7 @@ def _start_turn(rec, p):
     rec.owed = 0
 
 
-@njit(cache=True)
+@kernel
 def deal_hand(rec, cfg, shuffle):
     """Deal a hand to the players still in (dealing starts left of the dealer), turn the
     upcard, clear the table.
@@ -656,7 +656,7 @@ def deal_hand(rec, cfg, shuffle):
     _start_turn(rec, _next_active(rec, cfg, rec.dealer))
 
 
-@njit(cache=True)
+@kernel
 def reset_episode(rec, cfg, tables, dealer, shuffle):
     """Start an episode: penalties cleared, dealer chosen (-1: random), first hand dealt."""
     for q in range(cfg[C_P]):
@@ -670,7 +670,7 @@ def reset_episode(rec, cfg, tables, dealer, shuffle):
     deal_hand(rec, cfg, shuffle)
 
 
-@njit(cache=True)
+@kernel
 def _hand_rewards(rec, cfg):
     """Rewards of a finished hand among the players still in (``hand_penalty`` filled)."""
     p_n = cfg[C_P]
@@ -714,7 +714,7 @@ def _hand_rewards(rec, cfg):
             rec.rewards[q] += got - 1.0
 
 
-@njit(cache=True)
+@kernel
 def end_hand(rec, cfg, outcome, winner):
     """Score the hand (winner 0, others the penalty of their hands, +25 after a Rummy), then
     end the episode or, in a match, eliminate and deal the next hand.
@@ -768,7 +768,7 @@ def end_hand(rec, cfg, outcome, winner):
     deal_hand(rec, cfg, True)
 
 
-@njit(cache=True)
+@kernel
 def _end_turn(rec, cfg, p):
     """After ``p``'s discard: next player; a spent stock becomes the pile (but its top card)
     again, up to ``max_reshuffles`` times, after that the hand is a draw.
@@ -790,14 +790,14 @@ def _end_turn(rec, cfg, p):
     _start_turn(rec, _next_active(rec, cfg, p))
 
 
-@njit(cache=True)
+@kernel
 def _note_placement(rec, p, m):
     """A lay-off or retrieval on slot ``m``: on another player's meld it spoils a Rummy."""
     if rec.m_owner[m] != p:
         rec.built_others = 1
 
 
-@njit(cache=True)
+@kernel
 def _lay_new(rec, cfg, p, t) -> int:
     """Lay template ``t``; count it towards the opening; returns jokers used."""
     j = lay_template(rec, p, t)
@@ -812,7 +812,7 @@ def _lay_new(rec, cfg, p, t) -> int:
     return j
 
 
-@njit(cache=True)
+@kernel
 def apply_action(rec, cfg, tables, a, mask, work):
     """Apply a legal action (legality is the caller's check)."""
     p = rec.cur
@@ -883,7 +883,7 @@ def apply_action(rec, cfg, tables, a, mask, work):
 # -- masks ----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def _draw_mask(rec, cfg, p, out, ws):
     out[0] = 1
     if rec.pile_n < 1 or rec.pile_draws >= cfg[C_MAX_PILE]:
@@ -900,7 +900,7 @@ def _draw_mask(rec, cfg, p, out, ws):
     out[1] = 1
 
 
-@njit(cache=True)
+@kernel
 def _play_mask(rec, cfg, p, out, ws):
     kinds, ta, tb, tc, twin = TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN
     hand = rec.hands[p]
@@ -996,7 +996,7 @@ def _play_mask(rec, cfg, p, out, ws):
             out[cfg[C_DISCARD] + c] = 1
 
 
-@njit(cache=True)
+@kernel
 def legal_mask(rec, cfg, tables, out, ws):
     """Write the exact legal-action mask of the player to act into ``out``."""
     out[:] = 0
@@ -1012,7 +1012,7 @@ def legal_mask(rec, cfg, tables, out, ws):
 # -- observations ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def write_obs(rec, cfg, p, out):
     """Player ``p``'s observation (seat-relative; nothing hidden from ``p``)."""
     out[:] = 0.0
@@ -1053,13 +1053,13 @@ def write_obs(rec, cfg, p, out):
 # -- the other hooks of the batch layer (rummy_env.core.batch; registered at the end) -------
 
 
-@njit(cache=True)
+@kernel
 def new_work(states, cfg):
     """The scratch of the opening search and the masks (``make_work``)."""
     return make_work()
 
 
-@njit(cache=True)
+@kernel
 def world_ok(rec, cfg, mask) -> bool:
     """Does the player to act have a move (after taking the top discard, a completable turn)?"""
     for a in range(cfg[C_NA]):
@@ -1068,19 +1068,19 @@ def world_ok(rec, cfg, mask) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def final_points(rec, cfg, q):
     """A match: player ``q``'s penalty total; a hand: its penalty (equal after one hand)."""
     return rec.penalties[q] if cfg[C_MATCH] else rec.hand_penalty[q]
 
 
-@njit(cache=True)
+@kernel
 def num_actions(rec, cfg):
     """Number of action ids of this config."""
     return cfg[C_NA]
 
 
-@njit(cache=True)
+@kernel
 def write_final_extra(rec, cfg, out):
     """The match winner (one hand: who went out) and whether the last hand was a Rummy."""
     out[0] = rec.winner if cfg[C_MATCH] else rec.hand_winner
