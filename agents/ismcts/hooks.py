@@ -1,7 +1,7 @@
 """What a game supplies to the search: :class:`GameHooks`, and the pieces hooks share.
 
 The search (:mod:`rummy_agents.ismcts.search`) needs from a game only the batched engine's
-generic API (``masks``, ``step``, ``states``, ``kernels.step_single`` or ``step_one``) and the
+generic API (``masks``, ``step``, ``states``, ``step_single`` or ``step_one``) and the
 seat view's ``sample_worlds``. Everything else that depends on the game - the rollout policy,
 the prior that orders expansion, the chance outcomes the searcher observes, the reward scale,
 the belief over hidden cards, the moves played without a search, the rule-based anchor and the

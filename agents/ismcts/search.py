@@ -52,7 +52,7 @@ With an iteration budget and a seed the search is deterministic (same seed, same
 moves); a time budget stops after the first batch that ends past the limit, so it is not.
 
 The algorithm needs only the seat view's ``sample_worlds``, ``seat``, ``config`` and ``game``,
-and the batched game's ``masks``, ``step``, ``kernels.step_single`` (or the game's
+and the batched game's ``masks``, ``step``, ``step_single`` (or the game's
 ``step_one``) and state records (``states["hands_played"]``, ``states["rewards"]``).
 ``docs/ismcts.md`` has the measurements behind the defaults.
 """
@@ -117,8 +117,7 @@ def _step_one(game: Any, i: int, a: int, acc: np.ndarray) -> tuple[bool, int, in
         acc[0] += r0
         acc[1] += r1
         return bool(done), int(cur), int(hands)
-    k = game.kernels
-    done, _trunc, cur, hands = k.step_single(game.states, game.cfg, k.TABLES, i, a, game.masks)
+    done, _trunc, cur, hands = game.step_single(i, a)
     acc += game.states["rewards"][i]
     return bool(done), int(cur), int(hands)
 

@@ -14,7 +14,11 @@ hook                                                    what it does
                                                         ``shuffle`` False keeps a stacked deck)
 ``apply_action(rec, cfg, tables, a, mask, work)``       apply a legal action; ``mask`` (the
                                                         game's mask row) is free scratch: it is
-                                                        recomputed right after
+                                                        recomputed right after. Returns True
+                                                        when it left the rest of the
+                                                        transition to ``settle``, else False
+``settle(rec, cfg, tables, work)``                      (optional) finish the transition that
+                                                        ``apply_action`` left pending
 ``legal_mask(rec, cfg, tables, out, work)``             the exact legal-action mask into ``out``
 ``write_obs(rec, cfg, p, out)``                         player ``p``'s observation into ``out``
 ``num_actions(rec, cfg)``                               size of the action space
@@ -29,6 +33,13 @@ hook                                                    what it does
 ======================================================  ==========================================
 
 The kernels module ends with ``batch.register(<its record's field names>, globals())``.
+
+Why ``settle``: a compiled function is compiled with everything it may call, so the AEC env's
+first ``step`` would compile a game's rarest and costliest transitions (Gin's automatic
+lay-out and scoring of a knock: a third of its kernels) before the first card is drawn. A game
+may leave such a transition pending (``apply_action`` returns True) and do it in ``settle``.
+The batch entry points call ``settle`` at once; the AEC path (``step_single``) returns to
+Python first, which calls ``settle_single``, compiled the first time a hand ends that way.
 
 Why overloads: numba's disk cache cannot hold a function passed as an argument, so the hooks
 here are pure-Python stubs, and ``register`` gives each a ``numba.extending.overload`` that
@@ -142,6 +153,11 @@ def legal_mask(rec, cfg, tables, out, work):
     raise NotImplementedError
 
 
+def settle(rec, cfg, tables, work):
+    """Finish a transition ``apply_action`` left pending (see the module docstring)."""
+    raise NotImplementedError
+
+
 def write_obs(rec, cfg, p, out):
     """Write player ``p``'s observation (see the module docstring)."""
     raise NotImplementedError
@@ -189,6 +205,14 @@ def _apply_action(ok, impl):
     def typer(rec, cfg, tables, a, mask, work):
         if ok(rec):
             return lambda rec, cfg, tables, a, mask, work: impl(rec, cfg, tables, a, mask, work)
+
+    return typer
+
+
+def _settle(ok, impl):
+    def typer(rec, cfg, tables, work):
+        if ok(rec):
+            return lambda rec, cfg, tables, work: impl(rec, cfg, tables, work)
 
     return typer
 
@@ -246,13 +270,14 @@ HOOKS = {
     "reset_episode": (reset_episode, _reset_episode),
     "apply_action": (apply_action, _apply_action),
     "legal_mask": (legal_mask, _legal_mask),
+    "settle": (settle, _settle),
     "write_obs": (write_obs, _write_obs),
     "num_actions": (num_actions, _num_actions),
     "final_points": (final_points, _final_points),
     "write_final_extra": (write_final_extra, _write_final_extra),
     "world_ok": (world_ok, _world_ok),
 }
-OPTIONAL_HOOKS = ("world_ok",)
+OPTIONAL_HOOKS = ("world_ok", "settle")
 
 
 def register(record_fields: Sequence[str], kernels: Mapping[str, Any]) -> None:
@@ -262,7 +287,7 @@ def register(record_fields: Sequence[str], kernels: Mapping[str, Any]) -> None:
 
     Raises:
         ValueError: if ``kernels`` lacks a hook (``world_ok`` is needed only by games whose
-            worlds ``deal_worlds`` deals).
+            worlds ``deal_worlds`` deals; without ``settle``, one that does nothing).
     """
     missing = [n for n in HOOKS if n not in kernels and n not in OPTIONAL_HOOKS]
     if missing:
@@ -271,6 +296,13 @@ def register(record_fields: Sequence[str], kernels: Mapping[str, Any]) -> None:
     for name, (stub, typer) in HOOKS.items():
         if name in kernels:
             overload(stub, **HOOK_OPTIONS)(typer(ok, kernels[name]))
+    if "settle" not in kernels:
+        overload(settle, **HOOK_OPTIONS)(_settle(ok, _nothing_to_settle))
+
+
+@kernel
+def _nothing_to_settle(rec, cfg, tables, work):
+    """The ``settle`` of games whose ``apply_action`` always finishes its transition."""
 
 
 # -- entry points ---------------------------------------------------------------------------
@@ -296,7 +328,8 @@ def _step_range(states, lo, hi, cfg, tables, actions, masks, obs, rewards, term,
     """
     for i in range(lo, hi):
         rec = states[i]
-        apply_action(rec, cfg, tables, actions[i], masks[i], work)
+        if apply_action(rec, cfg, tables, actions[i], masks[i], work):
+            settle(rec, cfg, tables, work)
         p_n = rec.rewards.shape[0]
         for q in range(p_n):
             rewards[i, q] = rec.rewards[q]
@@ -345,11 +378,28 @@ def step_batch_parallel(states, cfg, tables, actions, masks, obs, rewards, term,
 @kernel
 def step_single(states, cfg, tables, i, a, masks):
     """The AEC env's step: apply ``a`` in game ``i`` and refresh its mask (no output arrays).
-    Returns (done, truncated, player to act, hands played); the rewards are in the record.
+
+    Returns (pending, done, truncated, player to act, hands played); the rewards are in the
+    record. ``pending``: the game left the transition to ``settle``, which ``settle_single``
+    does (the rest of the tuple and the mask are then stale). Kept apart so that a first step
+    does not compile what only the end of a hand needs.
     """
     rec = states[i]
     work = new_work(states, cfg)
-    apply_action(rec, cfg, tables, a, masks[i], work)
+    if apply_action(rec, cfg, tables, a, masks[i], work):
+        return True, False, False, rec.cur, rec.hands_played
+    legal_mask(rec, cfg, tables, masks[i], work)
+    return False, rec.done != 0, rec.truncated != 0, rec.cur, rec.hands_played
+
+
+@kernel
+def settle_single(states, cfg, tables, i, masks):
+    """Finish the transition ``step_single`` left pending in game ``i`` and refresh its mask.
+    Returns (done, truncated, player to act, hands played).
+    """
+    rec = states[i]
+    work = new_work(states, cfg)
+    settle(rec, cfg, tables, work)
     legal_mask(rec, cfg, tables, masks[i], work)
     return rec.done != 0, rec.truncated != 0, rec.cur, rec.hands_played
 
@@ -384,7 +434,8 @@ def _play_random_range(states, lo, hi, cfg, tables, episodes, ep_outcome, ep_len
             reset_episode(rec, cfg, tables, -1, True)
             while not rec.done:
                 legal_mask(rec, cfg, tables, mask, work)
-                apply_action(rec, cfg, tables, _rng.random_legal(rec, mask, na), mask, work)
+                if apply_action(rec, cfg, tables, _rng.random_legal(rec, mask, na), mask, work):
+                    settle(rec, cfg, tables, work)
             ep_outcome[i, e] = rec.outcome
             ep_len[i, e] = rec.steps
             ep_hands[i, e] = rec.hands_played

@@ -285,7 +285,14 @@ class BatchedGame:
         Returns:
             (done, truncated, player to act, hands played).
         """
-        return batch.step_single(self.states, self.cfg, self.tables, i, a, self.masks)
+        pending, done, trunc, cur, hands = batch.step_single(
+            self.states, self.cfg, self.tables, i, a, self.masks
+        )
+        if pending:  # a rare transition (e.g. scoring a knock), compiled when first needed
+            done, trunc, cur, hands = batch.settle_single(
+                self.states, self.cfg, self.tables, i, self.masks
+            )
+        return done, trunc, cur, hands
 
     def play_random(self, episodes: int = 1, parallel: bool = True) -> dict[str, np.ndarray]:
         """Play ``episodes`` episodes of uniformly random legal actions in every game, inside

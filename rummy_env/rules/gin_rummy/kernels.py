@@ -71,6 +71,11 @@ PH_FIFTY_KNOCK = E.PH_FIFTY_KNOCK
 PH_KNOCKER_MELD = E.PH_KNOCKER_MELD
 PH_DEFENDER_MELD = E.PH_DEFENDER_MELD
 PH_OVER = E.PH_OVER
+# Pending transitions ``settle`` finishes within the same step (never observed): the automatic
+# lay-out and scoring of a knock, the scoring of a manual lay-out, a dead hand.
+PH_SETTLE_KNOCK = E.NUM_PHASES
+PH_SETTLE_SCORE = E.NUM_PHASES + 1
+PH_SETTLE_DEAD = E.NUM_PHASES + 2
 OUT_KNOCK = E.OUT_KNOCK
 OUT_GIN = E.OUT_GIN
 OUT_UNDERCUT = E.OUT_UNDERCUT
@@ -539,22 +544,48 @@ def score_hand(rec, cfg, tables):
 
 
 @kernel
-def _start_knock(rec, cfg, tables, c):
-    """The current player knocks, discarding ``c`` face down."""
+def _start_knock(rec, cfg, c):
+    """The current player knocks, discarding ``c`` face down; with automatic melding the
+    lay-out and scoring are left to ``settle``.
+    """
     p = rec.cur
     rec.hands[p] &= ~bit(c)
     rec.known[p] &= ~bit(c)
     rec.knock_card = c
     rec.knocker = p
     rec.taken = -1
-    if cfg[K_AUTO]:
+    rec.phase = PH_SETTLE_KNOCK if cfg[K_AUTO] else PH_KNOCKER_MELD
+
+
+@kernel
+def _truncate(rec, cfg):
+    """End the episode as truncated once it reaches ``max_steps`` decisions."""
+    if rec.done == 0 and cfg[K_MAX_STEPS] > 0 and rec.steps >= cfg[K_MAX_STEPS]:
+        rec.truncated = 1
+        rec.done = 1
+        for q in range(2):
+            rec.rewards[q] = 0.0
+
+
+@kernel
+def settle(rec, cfg, tables, work=0):
+    """Finish the hand ``apply_action`` left pending: lay out and score an automatic knock,
+    score a manual lay-out, or end a dead hand (``core.batch``: kept out of ``apply_action`` so
+    that a first step does not compile them).
+    """
+    ph = rec.phase
+    if ph == PH_SETTLE_KNOCK:
+        p = rec.knocker
         dw = auto_knocker(rec, tables)
         rec.gin = 1 if dw == 0 else 0
         rec.known[p] = rec.hands[p]
         auto_defender(rec, tables)
         score_hand(rec, cfg, tables)
+    elif ph == PH_SETTLE_SCORE:
+        score_hand(rec, cfg, tables)
     else:
-        rec.phase = PH_KNOCKER_MELD
+        _dead_hand(rec, cfg, tables)
+    _truncate(rec, cfg)
 
 
 @kernel
@@ -588,7 +619,8 @@ def _declare_meld(rec, p, m):
 @kernel
 def apply_action(rec, cfg, tables, a, mask=None, work=0):
     """Apply a legal action id to a game record (legality is the caller's check; ``mask`` and
-    ``work``, the batch layer's scratch, are unused).
+    ``work``, the batch layer's scratch, are unused). Returns True when the hand ends and
+    ``settle`` must finish it (``core.batch``).
     """
     p = rec.cur
     o = 1 - p
@@ -633,21 +665,21 @@ def apply_action(rec, cfg, tables, a, mask=None, work=0):
                     rec.cur = o
                     rec.phase = PH_FIFTY_OFFER
                 else:
-                    _dead_hand(rec, cfg, tables)
+                    rec.phase = PH_SETTLE_DEAD
             else:
                 rec.cur = o
                 rec.phase = PH_DRAW
         else:
-            _start_knock(rec, cfg, tables, a - KNOCK_BASE)
+            _start_knock(rec, cfg, a - KNOCK_BASE)
     elif ph == PH_FIFTY_OFFER:
         if a == TAKE_DISCARD:
             _take_top_discard(rec, p)
             rec.taken = -1  # the 50th card may be the knock discard itself
             rec.phase = PH_FIFTY_KNOCK
         else:
-            _dead_hand(rec, cfg, tables)
+            rec.phase = PH_SETTLE_DEAD
     elif ph == PH_FIFTY_KNOCK:
-        _start_knock(rec, cfg, tables, a - KNOCK_BASE)
+        _start_knock(rec, cfg, a - KNOCK_BASE)
     elif ph == PH_KNOCKER_MELD:
         if a == END_MELDING:
             rec.gin = 1 if rec.hands[p] == _U0 else 0
@@ -658,7 +690,7 @@ def apply_action(rec, cfg, tables, a, mask=None, work=0):
             _declare_meld(rec, p, tables[5][a - MELD_BASE])
     elif ph == PH_DEFENDER_MELD:
         if a == END_MELDING:
-            score_hand(rec, cfg, tables)
+            rec.phase = PH_SETTLE_SCORE
         elif a < LAYOFF_BASE:
             _declare_meld(rec, p, tables[5][a - MELD_BASE])
         else:
@@ -668,11 +700,10 @@ def apply_action(rec, cfg, tables, a, mask=None, work=0):
             rec.laid_off |= bit(c)
             rec.hands[p] &= ~bit(c)
             rec.known[p] &= ~bit(c)
-    if rec.done == 0 and cfg[K_MAX_STEPS] > 0 and rec.steps >= cfg[K_MAX_STEPS]:
-        rec.truncated = 1
-        rec.done = 1
-        for q in range(2):
-            rec.rewards[q] = 0.0
+    if rec.phase >= PH_SETTLE_KNOCK:
+        return True
+    _truncate(rec, cfg)
+    return False
 
 
 @kernel

@@ -335,14 +335,17 @@ def _finish_round(rec, cfg, tables):
 
 @kernel
 def apply_action(rec, cfg, tables, a, mask=None, work=0):
-    """Apply a legal action of the seat to act (at the acting table)."""
+    """Apply a legal action of the seat to act (at the acting table); the whole transition
+    (the table's pending ``settle`` included), so it returns False.
+    """
     n_p = rec.rewards.shape[0]
     for q in range(n_p):
         rec.rewards[q] = 0.0
     rec.steps += 1
     t = rec.turn
     bd = rec.boards[t]
-    K.apply_action(bd, cfg, tables, a)
+    if K.apply_action(bd, cfg, tables, a):
+        K.settle(bd, cfg, tables)
     n_t = rec.boards.shape[0]
     if bd.done:
         if n_t == 1:
@@ -362,6 +365,7 @@ def apply_action(rec, cfg, tables, a, mask=None, work=0):
         rec.done = 1
         for q in range(n_p):
             rec.rewards[q] = 0.0
+    return False
 
 
 @kernel
