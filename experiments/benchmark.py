@@ -58,12 +58,19 @@ import time
 t0 = time.perf_counter()
 import numpy as np
 import rummy_env
-env = rummy_env.gin_rummy_v0.env()
+env = rummy_env.{module}.env()
 env.reset(seed=0)
 obs, *_ = env.last()
 env.step(int(np.flatnonzero(obs["action_mask"])[0]))
 print(time.perf_counter() - t0)
 """
+
+STARTUP_GAMES = (
+    ("gin_rummy", "Gin Rummy", "gin_rummy_v0"),
+    ("five_hundred_rum", "500 Rum", "five_hundred_rum_v1"),
+    ("rummy51", "Rummy 51", "rummy51_v1"),
+)
+"""(key, name, env module) of the games whose AEC start-up is measured."""
 
 STARTUP_VEC = """
 import time
@@ -707,8 +714,13 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
 
     # -- start-up in fresh interpreters --------------------------------------------------------
     startup: dict[str, Measurement] = {}
-    for key, label in (("aec", "AEC env"), ("vec", f"vector env, batch {b}")):
-        code = STARTUP_AEC if key == "aec" else STARTUP_VEC.format(batch=b)
+    for key, label, code in (
+        *(
+            (f"aec_{g}", f"AEC env, {name}", STARTUP_AEC.format(module=module))
+            for g, name, module in STARTUP_GAMES
+        ),
+        ("vec", f"vector env, Gin Rummy, batch {b}", STARTUP_VEC.format(batch=b)),
+    ):
         warm = Measurement(key, f"{label}, numba cache warm", "s", higher_is_better=False)
         wall = Measurement(
             key, f"{label}, numba cache warm (whole process)", "s", higher_is_better=False
@@ -910,8 +922,11 @@ def render(
             r.append(ratio(m[key].median, m[peer + suffix].median))
         ratio_rows.append(r)
 
-    st_rows = [mrow(startup[k]) for k in ("aec_warm", "aec_wall", "aec_cold")]
-    st_rows += [mrow(startup[k]) for k in ("vec_warm", "vec_wall", "vec_cold")]
+    st_rows = [
+        mrow(startup[f"{key}_{kind}"])
+        for key in (*(f"aec_{g}" for g, _, _ in STARTUP_GAMES), "vec")
+        for kind in ("warm", "wall", "cold")
+    ]
 
     now = dt.datetime.now(dt.timezone.utc)
     parts = [
@@ -1014,8 +1029,10 @@ def render(
         "Fresh interpreter (`python -c ...`): time from before `import rummy_env` to after the "
         "first `env.step` (AEC) or `venv.step` (vector env), with the numba on-disk cache "
         "already warm (an untimed run first writes it); the whole-process rows add interpreter "
-        "start-up and exit. The cold row points `NUMBA_CACHE_DIR` at an empty temp dir, so "
-        "every kernel it needs is compiled.",
+        "start-up and exit. The cold rows point `NUMBA_CACHE_DIR` at an empty temp dir, so "
+        "every kernel the first step needs is compiled: the cost a fresh machine or CI job "
+        "pays once (`rummy_env.core.jit` and the batch layer's `settle` keep it down; "
+        "`docs/benchmarks_full.md` has the history).",
         "",
         "## Memory per game (bytes)",
         "",

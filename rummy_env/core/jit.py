@@ -8,8 +8,8 @@ Each specialisation is a full compile, and every caller that links it optimises 
 machine code again. Here a literal is typed as its plain type and every integer narrower than
 64 bits as ``int64`` (all values are preserved; the call site casts), so each function
 compiles once per kind of argument. Measured with an empty numba cache (import to first AEC
-step): Gin 40 -> 29 s, 500 Rum 60 -> 47 s, Rummy 51 63 -> 52 s on the 2-core development
-machine, with the same machine code per call at run time.
+step): Gin 40 -> 28 s, 500 Rum 60 -> 43 s, Rummy 51 63 -> 49 s on the 2-core development
+machine (busy that day), with the same results at run time (recorded trajectories replay).
 
 Calls from Python are unaffected: numba already types Python ints as ``int64``.
 """
