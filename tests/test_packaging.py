@@ -6,10 +6,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import tomllib
+import pytest
 
 import rummy_agents
 import rummy_env
+
+# tomllib is Python 3.11+; the package supports 3.10, where these checks skip
+tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11+")
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
