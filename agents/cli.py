@@ -536,22 +536,23 @@ def _arena_error(error: Exception) -> CLIError:
     return CLIError(text)
 
 
-def check_out_dir(path: Path) -> Path:
+def check_out_dir(path: Path, flag: str = "--out") -> Path:
     """``path`` if the arena can write its files there: a folder, or a path whose first
-    existing parent is a writable folder (nothing is created here).
+    existing parent is a writable folder (nothing is created here). ``flag`` names the option
+    in the messages.
 
     Raises:
         CLIError: if it is a file, or under a file, or cannot be written.
     """
     if path.exists() and not path.is_dir():
-        raise CLIError(f"--out {str(path)!r} is a file, not a folder")
+        raise CLIError(f"{flag} {str(path)!r} is a file, not a folder")
     parent = path
     while not parent.exists():
         parent = parent.parent
     if not parent.is_dir():
-        raise CLIError(f"--out {str(path)!r}: {str(parent)!r} is a file, not a folder")
+        raise CLIError(f"{flag} {str(path)!r}: {str(parent)!r} is a file, not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise CLIError(f"--out {str(path)!r}: cannot write in {str(parent)!r}")
+        raise CLIError(f"{flag} {str(path)!r}: cannot write in {str(parent)!r}")
     return path
 
 
@@ -584,6 +585,7 @@ def arena_jobs(args: argparse.Namespace) -> list[ArenaJob]:
     seed = args.seed
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
+    record_root = None if args.record is None else check_out_dir(Path(args.record), "--record")
     jobs = []
     for game in games:
         make_config(game, options)
@@ -599,6 +601,7 @@ def arena_jobs(args: argparse.Namespace) -> list[ArenaJob]:
                 workers=args.workers,
                 max_decisions=args.max_decisions,
                 bootstrap=args.bootstrap,
+                record=None if record_root is None else str(record_root / game),
             )
         except (ValueError, TypeError) as e:
             raise _arena_error(e) from None
@@ -630,6 +633,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
         except ValueError as e:
             raise CLIError(str(e)) from None
         print(markdown(result))
+        if job.spec.record is not None:
+            print(f"\nwrote a game record of every game under {job.spec.record}")
         if job.out is not None:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
@@ -700,6 +705,13 @@ def add_arena_parser(sub: argparse._SubParsersAction) -> None:
         f"./{RUNS_DIR}, so --out results refreshes the published baselines; 'none': no files)",
     )
     p.add_argument(
+        "--record",
+        default=None,
+        metavar="DIR",
+        help="write a game record of every game (JSON lines; rummy-env replay FILE plays one "
+        "back) to DIR/<game>/<A>_vs_<B>/deal<k>_leg<l>.jsonl",
+    )
+    p.add_argument(
         "--max-decisions",
         type=int,
         default=100_000,
@@ -720,9 +732,76 @@ def add_arena_parser(sub: argparse._SubParsersAction) -> None:
 # ---------------------------------------------------------------------------------------------
 # entry point
 
+# ---------------------------------------------------------------------------------------------
+# replay
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Run ``rummy-env replay``: play a game record back through the env, checking every
+    decision and the result, and print the table before each decision.
+    """
+    from rummy_env.game_records import read_record, replay
+
+    record = read_record_or_fail(args.file, read_record)
+    shown = {"n": 0}
+
+    def show(env: Any, i: int, agent: str, action: int) -> None:
+        if args.quiet:
+            return
+        if shown["n"]:
+            print()
+        shown["n"] += 1
+        print(env.render_text())
+        if agent:
+            label = record.labels.get(agent, "")
+            who = f"{agent} ({label})" if label else agent
+            print(f"-- step {i}: {who} plays {env.action_name(action)}")
+
+    try:
+        res = replay(record, on_step=show)
+    except ValueError as e:
+        raise CLIError(f"{args.file}: {e}") from None
+    returns = ", ".join(f"{a} {r:+g}" for a, r in res.returns.items())
+    state = "finished" if res.finished else "unfinished"
+    print(f"\n{record.game}, {res.steps} decisions, {state}; outcome {res.outcome}; {returns}")
+    if res.matches:
+        print("the replay matches the record's result")
+    else:
+        print("the record has no result to compare with")
+    return 0
+
+
+def read_record_or_fail(path: str, read: Callable[[str], Any]) -> Any:
+    """``read(path)``, its ``ValueError`` as a one-line :class:`CLIError`."""
+    try:
+        return read(path)
+    except ValueError as e:
+        raise CLIError(str(e)) from None
+
+
+def add_replay_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the ``replay`` command."""
+    p = sub.add_parser(
+        "replay",
+        help="play a game record back through the env, checking it, and print the table",
+        description=(
+            "Replay a game record (rummy-env arena --record, rummy_env.game_records) through "
+            "the env of its game: every decision must be the right player's and legal, and the "
+            "returns and outcome must match the record's. Prints the table before each "
+            "decision (the referee's view) and the result."
+        ),
+    )
+    p.add_argument("file", help="a record (.jsonl)")
+    p.add_argument(
+        "--quiet", action="store_true", help="check only; print the result, not the table"
+    )
+    p.set_defaults(func=cmd_replay)
+
+
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_simulate_parser,
     add_arena_parser,
+    add_replay_parser,
 ]
 """Functions adding one subcommand each (set ``func`` to the command's handler)."""
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,7 @@ import numpy as np
 import rummy_env
 from rummy_agents.base import SeatView
 from rummy_agents.table_seat import seat_at_tables
+from rummy_env.game_records import GameRecorder
 
 OUTCOME_UNKNOWN = "unknown"
 OUTCOME_TRUNCATED = "truncated"
@@ -60,7 +62,14 @@ def deal_fingerprint(env: Any) -> tuple[str, int]:
     return hashlib.blake2b(deck + bytes([dealer & 0xFF]), digest_size=8).hexdigest(), dealer
 
 
-def play_game(env: Any, agents: Sequence[Any], seed: int, max_decisions: int) -> dict[str, Any]:
+def play_game(
+    env: Any,
+    agents: Sequence[Any],
+    seed: int,
+    max_decisions: int,
+    record: Path | None = None,
+    labels: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """Play one episode from ``env.reset(seed=seed)`` with ``agents[s]`` in seat ``s``.
 
     Args:
@@ -68,6 +77,8 @@ def play_game(env: Any, agents: Sequence[Any], seed: int, max_decisions: int) ->
         agents: one agent per seat (``possible_agents`` order).
         seed: reset seed.
         max_decisions: stop (``truncated``) after this many decisions.
+        record: write the game's record (``rummy_env.game_records``) to this file.
+        labels: who plays each seat, for the record (default: the agents' ``name``).
 
     Returns:
         dict: ``returns`` (per seat, summed rewards), ``infos`` (per seat, the last infos),
@@ -77,9 +88,17 @@ def play_game(env: Any, agents: Sequence[Any], seed: int, max_decisions: int) ->
     Raises:
         RuntimeError: if an agent chooses an action its mask forbids.
     """
-    env.reset(seed=seed)
-    deal_id, dealer = deal_fingerprint(env)
     names = list(env.possible_agents)
+    recorder = None
+    if record is not None:
+        if labels is None:
+            labels = [str(getattr(a, "name", type(a).__name__)) for a in agents]
+        recorder = GameRecorder(env, dict(zip(names, labels, strict=True)))
+        recorder.start(seed)
+    env.reset(seed=seed)
+    if recorder is not None:
+        recorder.dealt()
+    deal_id, dealer = deal_fingerprint(env)
     views = {a: SeatView(env, a) for a in names}
     if views[names[0]].plays_tables:
         # 3-, 4-player Gin Rummy: each agent plays the 2-player hand its seat sits in
@@ -102,10 +121,17 @@ def play_game(env: Any, agents: Sequence[Any], seed: int, max_decisions: int) ->
             raise RuntimeError(
                 f"agent {getattr(seat_agent[agent], 'name', '?')} chose masked action {a}"
             )
+        if recorder is not None:
+            recorder.add(agent, a)
         env.step(a)
         decisions += 1
         for n in names:
             returns[n] += float(env.rewards.get(n, 0.0))
+        if recorder is not None:
+            recorder.rewards(env.rewards)
+    if recorder is not None:
+        capped = truncated and not any(env.truncations[a] for a in names)
+        recorder.finish(stopped=capped).write(record)
     info = env.infos.get(names[0], {})
     outcome = OUTCOME_TRUNCATED if truncated else str(info.get("outcome", OUTCOME_UNKNOWN))
     return {
@@ -177,6 +203,7 @@ def play_deal(
     deal_seed: int,
     agent_seeds: Sequence[Sequence[int]],
     max_decisions: int,
+    record: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Play both games of a duplicate deal between agents ``names = (A, B)``.
 
@@ -189,6 +216,7 @@ def play_deal(
         agent_seeds: ``agent_seeds[leg][slot]`` seeds the agent of the seat with that
             :func:`seat_slot` (two players: slot 0 is A, slot 1 is B).
         max_decisions: decision cap per game.
+        record: write each game's record to ``<record>_leg<l>.jsonl`` (``None``: no records).
 
     Returns:
         Two records (legs 0 and 1) with A's point of view: ``players``, ``a_seat`` (A's first
@@ -206,7 +234,9 @@ def play_deal(
         seats = [
             make(names[pattern[s]], int(agent_seeds[leg][seat_slot(n, leg, s)])) for s in range(n)
         ]
-        g = play_game(env, seats, deal_seed, max_decisions)
+        path = None if record is None else Path(f"{record}_leg{leg}.jsonl")
+        labels = [names[pattern[s]] for s in range(n)]
+        g = play_game(env, seats, deal_seed, max_decisions, path, labels)
         a_seats = [s for s in range(n) if pattern[s] == 0]
         ra, rb, margin, result = game_result(g, a_seats)
         rec = {

@@ -13,10 +13,13 @@ import functools
 import itertools
 import math
 import multiprocessing as mp
+import os
+import re
 import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,6 +47,8 @@ class ArenaSpec:
         max_decisions: decision cap per game.
         bootstrap: bootstrap replicates for the rating intervals (0: none).
         chunk: deals per work item (``None``: automatic).
+        record: folder for a game record of every game (``rummy_env.game_records``), in
+            ``<record>/<A>_vs_<B>/deal<k>_leg<l>.jsonl``; ``None``: no records.
     """
 
     game: str
@@ -55,6 +60,7 @@ class ArenaSpec:
     max_decisions: int = DEFAULT_MAX_DECISIONS
     bootstrap: int = 200
     chunk: int | None = None
+    record: str | None = None
 
     def __post_init__(self) -> None:
         """Check every field (one-line messages naming the field, the value and what is
@@ -83,6 +89,12 @@ class ArenaSpec:
         if self.chunk is not None:
             object.__setattr__(self, "chunk", check_int("chunk", self.chunk, lo=1))
         object.__setattr__(self, "options", check_options("options", self.options))
+        if self.record is not None:
+            if not isinstance(self.record, (str, os.PathLike)) or not str(self.record):
+                raise ArgumentTypeError(
+                    f"record must be a folder path or None, got {self.record!r:.80}"
+                )
+            object.__setattr__(self, "record", str(self.record))
         if len(self.agents) < 2:
             raise ValueError(f"need at least two agents, got {list(self.agents)}")
         if len(set(self.agents)) != len(self.agents):
@@ -122,6 +134,11 @@ def _env_for(game: str, options: dict[str, Any]) -> Any:
     return _ENV_CACHE[key]
 
 
+def _file_safe(name: str) -> str:
+    """An agent spec as part of a file name (``ppo@checkpoint=a/b.pt``: ``...=a_b.pt``)."""
+    return re.sub(r"[^A-Za-z0-9_.=@+-]", "_", name)[:80]
+
+
 def run_chunk(task: tuple[ArenaSpec, int, int, int]) -> list[dict[str, Any]]:
     """Play deals ``start..stop-1`` of pair ``pair``; returns the game records.
 
@@ -135,9 +152,15 @@ def run_chunk(task: tuple[ArenaSpec, int, int, int]) -> list[dict[str, Any]]:
     make = functools.partial(make_agent, game=spec.game)  # the game's own agent of a name
     out = []
     slots = len(env.possible_agents) + 1  # seat_slot < players + 1
+    folder = None
+    if spec.record is not None:
+        folder = Path(spec.record) / f"{_file_safe(names[0])}_vs_{_file_safe(names[1])}"
     for k in range(start, stop):
         seeds = [[agent_seed(spec.seed, pair, k, leg, s) for s in range(slots)] for leg in (0, 1)]
-        recs = play_deal(env, make, names, deal_seed(spec.seed, k), seeds, spec.max_decisions)
+        record = None if folder is None else folder / f"deal{k:05d}"
+        recs = play_deal(
+            env, make, names, deal_seed(spec.seed, k), seeds, spec.max_decisions, record
+        )
         for r in recs:
             r.update({"pair": pair, "deal": k, "agent_a": names[0], "agent_b": names[1]})
             out.append(r)

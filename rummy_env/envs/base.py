@@ -16,6 +16,7 @@ from rummy_env.core.validate import (
     check_action,
     check_agent,
     check_choice,
+    check_int,
     check_options,
     check_seed,
 )
@@ -78,6 +79,20 @@ class RummyAECEnv(AECEnv):
     def action_space(self, agent: str) -> spaces.Space:
         """Action space of an agent (unknown names raise ``ValueError``)."""
         return self.action_spaces[check_agent("agent", agent, self.possible_agents)]
+
+    def action_name(self, action: int) -> str:
+        """The name of action id ``action`` (the names of the env's action table, e.g.
+        ``DRAW_STOCK`` or ``DISCARD 7H``), for logs, game records and people.
+
+        Raises:
+            TypeError: (``ArgumentTypeError``) for an action that is not an integer.
+            ValueError: for an id outside ``0 .. num_actions - 1``.
+        """
+        a = check_int("action", check_action("action", action), 0, self.game.num_actions - 1)
+        return self._action_name(a)
+
+    def _action_name(self, a: int) -> str:
+        return self.layout.action_name(a)
 
     def _require_reset(self, method: str) -> None:
         """Refuse to play or look at a table that was never dealt."""

@@ -306,6 +306,9 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
                 info["totals"] = int(rec["totals"][i])
         return info
 
+    def _action_name(self, a: int) -> str:
+        return E.action_name(a)
+
     def render_text(self) -> str:
         """The table(s) (all hands shown: the referee's view)."""
         if self.config.num_players == 2:
