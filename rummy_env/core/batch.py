@@ -130,6 +130,18 @@ def begin_episode(rec, dealer):
     rec.dealer = _rng.randint(rec, p_n) if dealer < 0 else dealer
 
 
+@kernel
+def truncate(rec, max_steps):
+    """End the episode as truncated (rewards of the step zeroed) once it has reached
+    ``max_steps`` decisions (0: no limit); a game's ``apply_action`` calls it last.
+    """
+    if rec.done == 0 and max_steps > 0 and rec.steps >= max_steps:
+        rec.truncated = 1
+        rec.done = 1
+        for q in range(rec.rewards.shape[0]):
+            rec.rewards[q] = 0.0
+
+
 # -- hooks: stubs that each game overloads for its records (``register``) --------------------
 
 

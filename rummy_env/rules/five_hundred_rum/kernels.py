@@ -724,11 +724,7 @@ def apply_action(rec, cfg, tables, a, mask_buf, ws):
                     rec.phase = PH_DRAW
             else:
                 _after_placement(rec, cfg, p)
-    if rec.done == 0 and cfg[C_MAX_STEPS] > 0 and rec.steps >= cfg[C_MAX_STEPS]:
-        rec.truncated = 1
-        rec.done = 1
-        for q in range(cfg[C_P]):
-            rec.rewards[q] = 0.0
+    batch.truncate(rec, cfg[C_MAX_STEPS])
 
     # -- masks ----------------------------------------------------------------------------------
     return False

@@ -558,16 +558,6 @@ def _start_knock(rec, cfg, c):
 
 
 @kernel
-def _truncate(rec, cfg):
-    """End the episode as truncated once it reaches ``max_steps`` decisions."""
-    if rec.done == 0 and cfg[K_MAX_STEPS] > 0 and rec.steps >= cfg[K_MAX_STEPS]:
-        rec.truncated = 1
-        rec.done = 1
-        for q in range(2):
-            rec.rewards[q] = 0.0
-
-
-@kernel
 def settle(rec, cfg, tables, work=0):
     """Finish the hand ``apply_action`` left pending: lay out and score an automatic knock,
     score a manual lay-out, or end a dead hand (``core.batch``: kept out of ``apply_action`` so
@@ -585,7 +575,7 @@ def settle(rec, cfg, tables, work=0):
         score_hand(rec, cfg, tables)
     else:
         _dead_hand(rec, cfg, tables)
-    _truncate(rec, cfg)
+    batch.truncate(rec, cfg[K_MAX_STEPS])
 
 
 @kernel
@@ -702,7 +692,7 @@ def apply_action(rec, cfg, tables, a, mask=None, work=0):
             rec.known[p] &= ~bit(c)
     if rec.phase >= PH_SETTLE_KNOCK:
         return True
-    _truncate(rec, cfg)
+    batch.truncate(rec, cfg[K_MAX_STEPS])
     return False
 
 

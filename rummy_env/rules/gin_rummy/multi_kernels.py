@@ -360,11 +360,7 @@ def apply_action(rec, cfg, tables, a, mask=None, work=0):
         rec.turn = 1 - t
     if not rec.done:
         _sync(rec)
-    if rec.done == 0 and cfg[M_MAX_STEPS] > 0 and rec.steps >= cfg[M_MAX_STEPS]:
-        rec.truncated = 1
-        rec.done = 1
-        for q in range(n_p):
-            rec.rewards[q] = 0.0
+    batch.truncate(rec, cfg[M_MAX_STEPS])
     return False
 
 

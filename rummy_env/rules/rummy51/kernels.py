@@ -873,11 +873,7 @@ def apply_action(rec, cfg, tables, a, mask, work):
         j = _lay_new(rec, cfg, p, t)
         if template_uses(t, j, ts, TPL_KIND, TPL_A, TPL_B, TPL_C):
             rec.taken_single = -1
-    if rec.done == 0 and cfg[C_MAX_STEPS] > 0 and rec.steps >= cfg[C_MAX_STEPS]:
-        rec.truncated = 1
-        rec.done = 1
-        for q in range(cfg[C_P]):
-            rec.rewards[q] = 0.0
+    batch.truncate(rec, cfg[C_MAX_STEPS])
 
     # -- masks ----------------------------------------------------------------------------------
     return False
