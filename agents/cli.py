@@ -742,7 +742,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     """
     from rummy_env.game_records import read_record, replay
 
-    record = read_record_or_fail(args.file, read_record)
+    try:
+        record = read_record(args.file)
+    except ValueError as e:  # the message names the file
+        raise CLIError(str(e)) from None
     shown = {"n": 0}
 
     def show(env: Any, i: int, agent: str, action: int) -> None:
@@ -769,14 +772,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
     else:
         print("the record has no result to compare with")
     return 0
-
-
-def read_record_or_fail(path: str, read: Callable[[str], Any]) -> Any:
-    """``read(path)``, its ``ValueError`` as a one-line :class:`CLIError`."""
-    try:
-        return read(path)
-    except ValueError as e:
-        raise CLIError(str(e)) from None
 
 
 def add_replay_parser(sub: argparse._SubParsersAction) -> None:

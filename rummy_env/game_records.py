@@ -118,15 +118,21 @@ class GameRecord:
         return path
 
 
-def _env_name(env: Any) -> tuple[str, str]:
-    """(game name, versioned env name) of a raw rummy_env env."""
+def _versioned(game: str) -> str:
+    """The versioned env name of a game (``gin_rummy`` -> ``gin_rummy_v0``)."""
     import rummy_env  # noqa: PLC0415 - the package imports this module
 
-    module = type(env).__module__.rsplit(".", 1)[-1]  # envs.gin_rummy -> gin_rummy
-    for game, mod in rummy_env.ENV_MODULES.items():
-        if game == module:
-            return game, mod.__name__.rsplit(".", 1)[-1]
-    raise ValueError(f"env must be a rummy_env env, got {type(env).__name__}")
+    return rummy_env.ENV_MODULES[game].__name__.rsplit(".", 1)[-1]
+
+
+def _env_name(env: Any) -> tuple[str, str]:
+    """(game name, versioned env name) of a raw rummy_env env."""
+    import rummy_env  # noqa: PLC0415
+
+    game = type(env).__module__.rsplit(".", 1)[-1]  # rummy_env.envs.gin_rummy -> gin_rummy
+    if game not in rummy_env.ENV_MODULES:
+        raise ValueError(f"env must be a rummy_env env, got {type(env).__name__}")
+    return game, _versioned(game)
 
 
 def _json_value(x: Any) -> Any:
@@ -403,14 +409,13 @@ def replay(
 
     if not isinstance(record, GameRecord):
         record = read_record(record)
-    module = rummy_env.ENV_MODULES[record.game]
-    env_name = module.__name__.rsplit(".", 1)[-1]
+    env_name = _versioned(record.game)
     if record.env and record.env != env_name:
         raise ValueError(
             f"the record was played on {record.env}; this rummy_env has {env_name}, whose "
             "rules or dealing may differ"
         )
-    env = module.raw_env(**record.options)
+    env = rummy_env.ENV_MODULES[record.game].raw_env(**record.options)
     opts = None
     if record.reset_options is not None:
         opts = dict(record.reset_options)
@@ -426,7 +431,7 @@ def replay(
             raise ValueError(f"step {i}: the game is over, but the record goes on")
         if env.agent_selection != agent:
             raise ValueError(f"step {i}: {env.agent_selection} is to act, the record has {agent}")
-        if not 0 <= action < env.game.num_actions or not env.game.is_legal(0, action):
+        if not env.game.is_legal(0, action):
             why = env.game.explain_illegal(0, action)
             raise ValueError(f"step {i}: {agent}'s action {action} is illegal: {why}")
         if name and env.action_name(action) != name:
