@@ -126,25 +126,37 @@ def gin_record(tmp_path):
     return path
 
 
-def test_an_illegal_decision_is_named(gin_record, tmp_path):
+def _illegal(ls):
+    ls[3]["action"] = 106 if ls[3]["action"] != 106 else 105
+    ls[3]["name"] = ""
+
+
+def _other_agent(ls):
+    ls[1]["agent"] = "player_1" if ls[1]["agent"] == "player_0" else "player_0"
+
+
+def _cut(ls):
+    del ls[-2]
+    ls[-1]["result"]["steps"] -= 1
+
+
+@pytest.mark.parametrize(
+    "edit,message",
+    [
+        (_illegal, r"step 2: player_\d's action 10[56] is illegal"),
+        (_other_agent, "step 0: player_. is to act, the record has player_."),
+        (lambda ls: ls[1].update(name="KNOCK[As]"), "step 0: action .* in the record"),
+        (lambda ls: ls[0].update(env="gin_rummy_v9"), "played on gin_rummy_v9"),
+        (_cut, "still running"),
+    ],
+    ids=["illegal", "wrong agent", "wrong name", "env version", "cut"],
+)
+def test_a_tampered_record_is_refused_on_replay_naming_the_step(
+    gin_record, tmp_path, edit, message
+):
     lines = _lines(gin_record)
-    lines[3]["action"] = 106 if lines[3]["action"] != 106 else 105
-    lines[3]["name"] = ""
-    with pytest.raises(ValueError, match=r"step 2: player_\d's action 10[56] is illegal"):
-        replay(_write(tmp_path / "bad.jsonl", lines))
-
-
-def test_a_decision_by_the_wrong_agent_is_named(gin_record, tmp_path):
-    lines = _lines(gin_record)
-    lines[1]["agent"] = "player_1" if lines[1]["agent"] == "player_0" else "player_0"
-    with pytest.raises(ValueError, match="step 0: player_. is to act, the record has player_."):
-        replay(_write(tmp_path / "bad.jsonl", lines))
-
-
-def test_a_name_that_is_not_its_action_is_named(gin_record, tmp_path):
-    lines = _lines(gin_record)
-    lines[1]["name"] = "KNOCK[As]"
-    with pytest.raises(ValueError, match="step 0: action .* in the record"):
+    edit(lines)
+    with pytest.raises(ValueError, match=message):
         replay(_write(tmp_path / "bad.jsonl", lines))
 
 
@@ -154,21 +166,6 @@ def test_another_result_is_refused(gin_record, tmp_path):
     with pytest.raises(ValueError, match="player_0's return is .* on replay"):
         replay(_write(tmp_path / "bad.jsonl", lines))
     assert not replay(_write(tmp_path / "ok.jsonl", lines), check_result=False).matches
-
-
-def test_a_cut_record_of_a_finished_game_is_refused(gin_record, tmp_path):
-    lines = _lines(gin_record)
-    del lines[-2]
-    lines[-1]["result"]["steps"] -= 1
-    with pytest.raises(ValueError, match="still running"):
-        replay(_write(tmp_path / "bad.jsonl", lines))
-
-
-def test_another_env_version_is_refused(gin_record, tmp_path):
-    lines = _lines(gin_record)
-    lines[0]["env"] = "gin_rummy_v9"
-    with pytest.raises(ValueError, match="played on gin_rummy_v9"):
-        replay(_write(tmp_path / "bad.jsonl", lines))
 
 
 @pytest.mark.parametrize(
