@@ -250,3 +250,11 @@ def test_replay_errors_are_one_line(gin_record, tmp_path, capsys):
     assert "cannot read the record" in capsys.readouterr().err
     assert main(["arena", "--record", str(gin_record), "--deals", "1"]) == 2
     assert "--record" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bad", [5, "", b"dir", ["a"]])
+def test_arena_spec_refuses_a_record_that_is_not_a_folder_path(bad):
+    from rummy_agents.arena import ArenaSpec
+
+    with pytest.raises(TypeError, match="record must be a folder path or None"):
+        ArenaSpec(game="gin_rummy", agents=("random", "simple"), deals=1, record=bad)
