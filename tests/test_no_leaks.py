@@ -6,8 +6,8 @@ hands and the stock dealt anew from the same cards. Both are played with the sam
 in lock-step (an action legal in both). As long as every public part of the two game records is
 equal (everything but the other players' cards, the stock order and what is derived from them),
 the observer must get identical observations, masks, rewards and infos, through the AEC env and
-through the vector env, and ``sample_worlds`` for the observer with the same seed must return
-the very same worlds. The run stops at the first public difference (the observer saw a card
+through the vector env, ``sample_worlds`` for the observer with the same seed must return
+the very same worlds, and the picture of the table in the observer's view must be the same. The run stops at the first public difference (the observer saw a card
 that differs, or the hand ended and revealed the hands).
 
 Every game, several player counts, deck counts and options.
@@ -198,6 +198,8 @@ def lockstep(name: str, config: dict[str, Any], seed: int, p_pick: int) -> tuple
             wb = b.sample_worlds(me, 3, seed=steps)
             assert wa.states.tobytes() == wb.states.tobytes(), (name, config, steps)
             assert np.array_equal(wa.masks, wb.masks)
+            # the picture of the observer's view (the SVG: every shape and text drawn)
+            assert a.render_picture(me, fmt="svg") == b.render_picture(me, fmt="svg")
             worlds += 1
         both = a.game.action_mask(0) & b.game.action_mask(0)
         legal = np.flatnonzero(both)

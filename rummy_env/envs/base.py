@@ -20,6 +20,7 @@ from rummy_env.core.validate import (
     check_options,
     check_seed,
 )
+from rummy_env.render.table import TableView
 from rummy_env.rules.base import BatchedGame
 
 
@@ -43,20 +44,35 @@ class RummyAECEnv(AECEnv):
     config_cls: Any = None  # the game's option dataclass (with ``from_kwargs``)
     game_cls: Any = None  # the game's ``BatchedGame`` class
 
-    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
-        """Build the options (unknown or bad ones raise ``ValueError``) and a game of one."""
+    def __init__(
+        self, render_mode: str | None = None, render_view: str | None = None, **options: Any
+    ) -> None:
+        """Build the options (unknown or bad ones raise ``ValueError``) and a game of one.
+
+        Args:
+            render_mode: ``None``, ``"ansi"`` (``render()`` returns the table as text),
+                ``"human"`` (prints it) or ``"rgb_array"`` (a picture of the table, an
+                (720, 1280, 3) ``uint8`` array).
+            render_view: whose view the picture shows: ``None``, the referee's (every card face
+                up), or an agent's name (its own hand face up, the others face down but for the
+                cards everyone saw them take).
+            **options: the game's rule options.
+        """
         super().__init__()
         self.config = self.config_cls.from_kwargs(**options)
         self.game = self.game_cls(self.config, 1)
         self.layout = getattr(self.game, "layout", None)
-        self._init_spaces(render_mode)
+        self._init_spaces(render_mode, render_view)
 
-    def _init_spaces(self, render_mode: str | None) -> None:
+    def _init_spaces(self, render_mode: str | None, render_view: str | None = None) -> None:
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
+        if render_view is not None:
+            check_agent("render_view", render_view, self.possible_agents)
+        self.render_view = render_view
         self.agents = self.possible_agents[:]
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
         low, high = self.game.obs_bounds()
@@ -94,6 +110,20 @@ class RummyAECEnv(AECEnv):
     def _action_name(self, a: int) -> str:
         return self.layout.action_name(a)
 
+    def public_action_name(self, action: int) -> str:
+        """The name of action id ``action`` as the other players see it: ``action_name``,
+        less any card played face down (a Gin knock's discard: ``KNOCK``).
+
+        Raises:
+            TypeError: (``ArgumentTypeError``) for an action that is not an integer.
+            ValueError: for an id outside ``0 .. num_actions - 1``.
+        """
+        a = check_int("action", check_action("action", action), 0, self.game.num_actions - 1)
+        return self._public_action_name(a)
+
+    def _public_action_name(self, a: int) -> str:
+        return self._action_name(a)
+
     def _require_reset(self, method: str) -> None:
         """Refuse to play or look at a table that was never dealt."""
         if getattr(self, "agent_selection", None) is None:
@@ -112,6 +142,7 @@ class RummyAECEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._hands_played = 0
+        self.last_action: tuple[str, int] | None = None
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new episode; ``options`` may hold ``deck`` (stacked, top first) and ``dealer``.
@@ -203,6 +234,7 @@ class RummyAECEnv(AECEnv):
         if not self.game.is_legal(0, a):
             raise ValueError(self.game.explain_illegal(0, a))
         done, trunc, cur, hands, rewards = self._step_game(a)
+        self.last_action = (agent, a)
         self._cumulative_rewards[agent] = 0.0
         for i, ag in enumerate(self.possible_agents):
             self.rewards[ag] = float(rewards[i])
@@ -228,13 +260,55 @@ class RummyAECEnv(AECEnv):
         """The table as text."""
         raise NotImplementedError
 
-    def render(self) -> str | None:
-        """Text of the table (``ansi`` returns it, ``human`` prints it)."""
+    def _table_view(self, rec: np.void, viewer: int | None, names: dict[str, str]) -> TableView:
+        raise NotImplementedError
+
+    def table_view(self, view: str | None = None, names: dict[str, str] | None = None) -> TableView:
+        """What a picture of the table shows (``rummy_env.render.table.TableView``).
+
+        Args:
+            view: ``None`` for the referee's view (every card face up) or an agent's name for
+                what that seat sees (the other hands face down, but for the cards everyone saw
+                them take).
+            names: labels to show for agents (``{"player_1": "greedy"}``), if any.
+
+        Raises:
+            ValueError: for an unknown agent name; ``ResetNeeded`` before ``reset()``.
+        """
+        if view is not None:
+            check_agent("view", view, self.possible_agents)
+        self._require_reset("table_view")
+        labels = {a: f"{a} ({n})" for a, n in (names or {}).items()}
+        viewer = None if view is None else self._agent_index[view]
+        tv = self._table_view(self.game.states[0], viewer, labels)
+        tv.viewer = view or ""
+        if self.last_action is not None:
+            agent, a = self.last_action
+            name = self._action_name(a) if view in (None, agent) else self._public_action_name(a)
+            tv.last_action = f"{labels.get(agent, agent)}: {name}"
+        return tv
+
+    def render_picture(self, view: str | None = None, fmt: str = "rgb_array") -> Any:
+        """A picture of the table: ``fmt="rgb_array"`` an (720, 1280, 3) ``uint8`` array,
+        ``fmt="svg"`` an SVG document (``view`` as in ``table_view``).
+        """
+        from rummy_env.render import picture
+
+        check_choice("fmt", fmt, ("rgb_array", "svg"))
+        tv = self.table_view(view)
+        return picture.picture(tv) if fmt == "rgb_array" else picture.svg(tv)
+
+    def render(self) -> str | np.ndarray | None:
+        """The table: ``ansi`` returns its text, ``human`` prints it, ``rgb_array`` returns a
+        picture ((720, 1280, 3) ``uint8``, in the view of ``render_view``).
+        """
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("render() called without a render_mode")
             return None
+        if self.render_mode == "rgb_array":
+            return self.render_picture(self.render_view)
         text = self.render_text()
         if self.render_mode == "human":
             print(text)

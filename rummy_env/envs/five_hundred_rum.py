@@ -169,6 +169,7 @@ from pettingzoo import AECEnv
 
 from rummy_env.encodings import five_hundred_rum as E
 from rummy_env.envs.base import RummyAECEnv, wrap
+from rummy_env.render.table import TableView, joker_view
 from rummy_env.render.text import meld_text, render_joker_table  # noqa: F401 - meld_text re-exported
 from rummy_env.rules.five_hundred_rum.config import FiveHundredRumConfig
 from rummy_env.rules.five_hundred_rum.game import FiveHundredRumGame
@@ -183,7 +184,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
     """500 Rum as a PettingZoo AEC environment (see the module docstring for the spec)."""
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "five_hundred_rum_v1",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -216,4 +217,30 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
             self.possible_agents,
             header,
             lambda q: f"melded {int(rec['melded_pts'][q])} | score {int(rec['scores'][q])}",
+        )
+
+    def _table_view(self, rec: np.void, viewer: int | None, names: dict[str, str]) -> TableView:
+        info = [
+            f"hand {int(rec['hands_played']) + (0 if rec['done'] else 1)}",
+            f"phase {E.PHASE_NAMES[int(rec['phase'])]}",
+            f"game to {self.config.target}",
+        ]
+        result = ""
+        if int(rec["outcome"]):
+            pts = ", ".join(
+                f"{a} {int(rec['hand_points'][q]):+d}" for q, a in enumerate(self.possible_agents)
+            )
+            result = f"last hand: {E.OUTCOME_NAMES[int(rec['outcome'])]} ({pts})"
+        if rec["done"] and int(rec["winner"]) >= 0:
+            result += f"; winner {self.possible_agents[int(rec['winner'])]}"
+        return joker_view(
+            rec,
+            self.possible_agents,
+            viewer,
+            names,
+            "500 Rum",
+            info,
+            self.config.deck_size - int(rec["deck_pos"]),
+            lambda q: f"score {int(rec['scores'][q])}, melded {int(rec['melded_pts'][q])}",
+            result.strip("; "),
         )

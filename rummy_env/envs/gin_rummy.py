@@ -252,6 +252,7 @@ from pettingzoo import AECEnv
 
 from rummy_env.encodings import gin_rummy as E
 from rummy_env.envs.base import RummyAECEnv, wrap
+from rummy_env.render.table import TableView, gin_multi_view, gin_view
 from rummy_env.render.text import render_gin, render_gin_multi
 from rummy_env.rules.gin_rummy.config import GinRummyConfig
 from rummy_env.rules.gin_rummy.multi_game import make_gin_game
@@ -266,7 +267,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
     """Gin Rummy as a PettingZoo AEC environment (see the module docstring for the spec)."""
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "gin_rummy_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -309,8 +310,17 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
     def _action_name(self, a: int) -> str:
         return E.action_name(a)
 
+    def _public_action_name(self, a: int) -> str:
+        # the knock's discard is face down
+        return "KNOCK" if E.KNOCK_BASE <= a < E.MELD_BASE else E.action_name(a)
+
     def render_text(self) -> str:
         """The table(s) (all hands shown: the referee's view)."""
         if self.config.num_players == 2:
             return render_gin(self.game.states[0], self.possible_agents)
         return render_gin_multi(self.game.states[0], self.possible_agents)
+
+    def _table_view(self, rec: np.void, viewer: int | None, names: dict[str, str]) -> TableView:
+        if self.config.num_players == 2:
+            return gin_view(rec, self.possible_agents, viewer, names)
+        return gin_multi_view(rec, self.possible_agents, viewer, names)

@@ -183,6 +183,7 @@ from pettingzoo import AECEnv
 
 from rummy_env.encodings import rummy51 as E
 from rummy_env.envs.base import RummyAECEnv, wrap
+from rummy_env.render.table import TableView, joker_view
 from rummy_env.render.text import render_joker_table
 from rummy_env.rules.rummy51.config import Rummy51Config
 from rummy_env.rules.rummy51.game import Rummy51Game
@@ -197,7 +198,7 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
     """Rummy 51 as a PettingZoo AEC environment (see the module docstring for the spec)."""
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "rummy51_v1",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -234,3 +235,37 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
             return f"{state} | penalties {int(rec['penalties'][q])}"
 
         return render_joker_table(rec, self.possible_agents, header, status)
+
+    def _table_view(self, rec: np.void, viewer: int | None, names: dict[str, str]) -> TableView:
+        info = [
+            f"hand {int(rec['hands_played']) + (0 if rec['done'] else 1)}",
+            f"phase {E.PHASE_NAMES[int(rec['phase'])]}",
+            f"opening {self.config.opening_threshold}",
+            f"reshuffles {int(rec['reshuffles'])}/{self.config.max_reshuffles}",
+        ]
+
+        def status(q: int) -> str:
+            state = "out" if rec["out"][q] else ("opened" if rec["opened"][q] else "not opened")
+            return f"penalties {int(rec['penalties'][q])}, {state}"
+
+        result = ""
+        if int(rec["outcome"]):
+            pen = ", ".join(
+                f"{a} {int(rec['hand_penalty'][q])}" for q, a in enumerate(self.possible_agents)
+            )
+            result = f"last hand: {E.OUTCOME_NAMES[int(rec['outcome'])]} (penalties {pen})"
+            if rec["rummy"]:
+                result += ", rummy"
+        if rec["done"] and int(rec["winner"]) >= 0:
+            result += f"; winner {self.possible_agents[int(rec['winner'])]}"
+        return joker_view(
+            rec,
+            self.possible_agents,
+            viewer,
+            names,
+            "Rummy 51",
+            info,
+            self.config.deck_size - int(rec["deck_pos"]),
+            status,
+            result.strip("; "),
+        )

@@ -22,7 +22,13 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from rummy_env.core.validate import check_action, check_int, check_options, check_seed
+from rummy_env.core.validate import (
+    check_action,
+    check_choice,
+    check_int,
+    check_options,
+    check_seed,
+)
 from rummy_env.envs.view import SeatView
 
 ILLEGAL_ACTIONS = ("random", "raise")
@@ -125,7 +131,11 @@ class RummySingleAgentEnv(gym.Env):
             ``features(obs) -> obs with them appended``, such as
             ``rummy_agents.features.FeatureSet``), or ``None``.
         illegal_action: ``"random"`` (replace, see above) or ``"raise"`` (``ValueError``).
-        render_mode: passed to the AEC env (``"ansi"``).
+        render_mode: ``"ansi"`` (the table as text) or ``"rgb_array"`` (a picture of the
+            table, (720, 1280, 3) ``uint8``; Gymnasium's ``RecordVideo`` records it).
+        render_view: whose view the picture shows: ``None`` (the referee's, every card face
+            up), ``"learner"`` (the learner's seat, whichever it is this episode) or an agent
+            name such as ``"player_1"``.
         **options: the game's rule options.
 
     In 3- and 4-player Gin Rummy the learner's observation is the whole seat's (the 2-player
@@ -134,7 +144,7 @@ class RummySingleAgentEnv(gym.Env):
     decision (3 players, ``episode="hand"``: the learner sat out) is skipped at ``reset``.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -144,6 +154,7 @@ class RummySingleAgentEnv(gym.Env):
         features: ObservationFeatures | None = None,
         illegal_action: str = "random",
         render_mode: str | None = None,
+        render_view: str | None = None,
         **options: Any,
     ) -> None:
         if illegal_action not in ILLEGAL_ACTIONS:
@@ -154,9 +165,14 @@ class RummySingleAgentEnv(gym.Env):
             raise ValueError(f"game must be one of {sorted(ENV_MODULES)}, got {game!r}")
         mod = ENV_MODULES[game]
         self.game = game
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, self.metadata["render_modes"])
         self.aec = mod.raw_env(render_mode=render_mode, **options)
         self.render_mode = render_mode
         self.num_players = len(self.aec.possible_agents)
+        if render_view is not None:
+            check_choice("render_view", render_view, ["learner", *self.aec.possible_agents])
+        self.render_view = render_view
         n_opp = self.num_players - 1
         if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence):
             opponents = [opponents] * n_opp
@@ -287,8 +303,13 @@ class RummySingleAgentEnv(gym.Env):
             return np.zeros(self.num_actions, dtype=bool)
         return self.aec.observe(self.learner)["action_mask"].astype(bool)
 
-    def render(self) -> str | None:
-        """The AEC env's rendering (``render_mode="ansi"``: text)."""
+    def render(self) -> str | np.ndarray | None:
+        """The table: its text (``"ansi"``) or its picture (``"rgb_array"``, in the view of
+        ``render_view``).
+        """
+        if self.render_mode == "rgb_array":
+            view = self.learner if self.render_view == "learner" else self.render_view
+            return self.aec.render_picture(view)
         return self.aec.render()
 
     def close(self) -> None:
