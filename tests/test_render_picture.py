@@ -306,3 +306,90 @@ def test_svg_and_pixels_come_from_the_same_shapes():
     for t in texts:
         assert t.replace("&", "&amp;").replace("<", "&lt;") in doc
     assert doc.count("<use ") == sum(s.kind == "suit" for s in canvas.shapes)
+
+
+# -- replay --html ------------------------------------------------------------------------------
+
+
+def _record(game: str, n: int, seed: int, tmp_path: Path, prefer=range(0)) -> Path:
+    """Record a game of random moves (but any legal move in ``prefer`` is played)."""
+    from rummy_env.game_records import RecordGame
+
+    env = RecordGame(MODULES[game].env(num_players=n), tmp_path, labels={"player_0": "random"})
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _agent in env.agent_iter(max_iter=3000):
+        obs, _, term, trunc, _ = env.last()
+        legal = np.flatnonzero(obs["action_mask"])
+        good = [a for a in legal if a in prefer]
+        env.step(None if term or trunc else int(good[0] if good else rng.choice(legal)))
+    env.close()
+    (path,) = tmp_path.glob("*.jsonl")
+    return path
+
+
+def _page_parts(page: str) -> tuple[list[str], list[str]]:
+    import json
+
+    frames = page.split("const FRAMES = ", 1)[1].split(";\nconst CAPTIONS = ", 1)
+    captions = frames[1].split(";\n", 1)[0]
+    return json.loads(frames[0].replace("<\\/", "</")), json.loads(captions.replace("<\\/", "</"))
+
+
+@pytest.mark.parametrize(("game", "n"), [("gin_rummy", 2), ("five_hundred_rum", 3), ("rummy51", 2)])
+def test_replay_html_page(game, n, tmp_path):
+    from rummy_agents.cli import main
+    from rummy_env.game_records import read_record
+
+    path = _record(game, n, 7, tmp_path)
+    record = read_record(path)
+    out = tmp_path / "page.html"
+    assert main(["replay", str(path), "--html", str(out)]) == 0
+    page = out.read_text()
+    assert "http" not in page.replace("http://www.w3.org/2000/svg", "")  # loads nothing
+    frames, captions = _page_parts(page)
+    assert len(frames) == len(captions) == len(record.steps) + 1
+    for k, (agent, _action, name) in enumerate(record.steps):
+        assert captions[k].endswith(f"plays {name}") and agent in captions[k]
+    assert "outcome" in captions[-1]
+    for doc in frames[:: max(1, len(frames) // 5)]:
+        assert ET.fromstring(doc).tag.endswith("svg")
+
+
+def test_replay_html_seat_view_hides_the_knock_card(tmp_path):
+    """In a seat's page the other seat's knock is named without its face-down card."""
+    from rummy_env.encodings import gin_rummy as E
+    from rummy_env.game_records import read_record
+    from rummy_env.render.html import record_page
+
+    for seed in range(40):
+        path = _record("gin_rummy", 2, seed, tmp_path, range(E.KNOCK_BASE, E.MELD_BASE))
+        record = read_record(path)
+        knocks = [(i, a) for i, (a, act, _) in enumerate(record.steps) if act >= E.KNOCK_BASE
+                  and act < E.MELD_BASE]  # fmt: skip
+        if knocks:
+            i, knocker = knocks[0]
+            other = "player_1" if knocker == "player_0" else "player_0"
+            _, captions = _page_parts(record_page(record, other)[0])
+            assert captions[i].endswith("plays KNOCK")
+            _, captions = _page_parts(record_page(record, knocker)[0])
+            assert captions[i].endswith(record.steps[i][2])
+            return
+        path.unlink()
+    pytest.fail("no knock in 40 random games")
+
+
+def test_replay_html_errors(tmp_path, capsys):
+    from rummy_agents.cli import main
+    from rummy_env.game_records import read_record
+    from rummy_env.render.html import frames_page, record_page
+
+    path = _record("gin_rummy", 2, 1, tmp_path)
+    assert main(["replay", str(path), "--html", str(tmp_path / "no" / "x.html")]) == 2
+    assert "--html: folder" in capsys.readouterr().err
+    assert main(["replay", str(path), "--html", str(tmp_path / "x.html"), "--view", "bob"]) == 2
+    assert "--view must be one of player_0, player_1" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="view must be one of"):
+        record_page(read_record(path), "player_9")
+    with pytest.raises(ValueError, match="captions"):
+        frames_page("t", "m", ["<svg/>"], [])
