@@ -738,7 +738,8 @@ def add_arena_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Run ``rummy-env replay``: play a game record back through the env, checking every
-    decision and the result, and print the table before each decision.
+    decision and the result, and print the table before each decision (or, with ``--html``,
+    write a page of pictures to step through).
     """
     from rummy_env.game_records import read_record, replay
 
@@ -746,6 +747,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
         record = read_record(args.file)
     except ValueError as e:  # the message names the file
         raise CLIError(str(e)) from None
+    if args.view is not None and args.view not in record.agents:
+        raise CLIError(f"--view must be one of {', '.join(record.agents)}, got {args.view!r}")
+    if args.html is not None:
+        out = Path(args.html)
+        if not out.parent.is_dir():
+            raise CLIError(f"--html: folder {str(out.parent)!r} does not exist")
+        from rummy_env.render.html import write_record_page
+
+        try:
+            res = write_record_page(record, out, args.view)
+        except ValueError as e:
+            raise CLIError(f"{args.file}: {e}") from None
+        print(f"wrote {out} ({res.steps} decisions, {res.steps + 1} pictures)")
+        return 0
     shown = {"n": 0}
 
     def show(env: Any, i: int, agent: str, action: int) -> None:
@@ -783,12 +798,23 @@ def add_replay_parser(sub: argparse._SubParsersAction) -> None:
             "Replay a game record (rummy-env arena --record, rummy_env.game_records) through "
             "the env of its game: every decision must be the right player's and legal, and the "
             "returns and outcome must match the record's. Prints the table before each "
-            "decision (the referee's view) and the result."
+            "decision (the referee's view) and the result; --html writes a self-contained "
+            "page of pictures of the table to step through instead."
         ),
     )
     p.add_argument("file", help="a record (.jsonl)")
     p.add_argument(
         "--quiet", action="store_true", help="check only; print the result, not the table"
+    )
+    p.add_argument(
+        "--html",
+        metavar="OUT",
+        help="write a self-contained HTML page (a picture per decision, arrow keys to step)",
+    )
+    p.add_argument(
+        "--view",
+        metavar="AGENT",
+        help="with --html: one seat's view (player_0, ...) instead of the referee's",
     )
     p.set_defaults(func=cmd_replay)
 
