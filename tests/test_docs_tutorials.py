@@ -28,6 +28,7 @@ NAME = re.compile(r":name:\s*(tutorial-[\w-]+)")
 NEEDS = {
     "tutorials/sb3_maskable_ppo.md": ("sb3_contrib", "torch"),
     "tutorials/selfplay.md": ("torch", "tyro"),
+    "pictures.md": ("moviepy",),
 }
 
 
