@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rummy_env.core.cards import RANKS, SUIT_SYMBOLS, SUITS, card_to_str
+from rummy_env.core.cards import RANKS, SUIT_SYMBOLS, SUITS
 
 HIDDEN = -1
 """The face of a face-down card."""
@@ -346,7 +346,6 @@ __all__ = [
     "SeatView",
     "TableView",
     "card_text",
-    "card_to_str",
     "describe",
     "gin_multi_view",
     "gin_view",
