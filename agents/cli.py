@@ -819,10 +819,18 @@ def add_replay_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_replay)
 
 
+def add_play_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the ``play`` command (:mod:`rummy_agents.terminal`, which imports this module)."""
+    from rummy_agents.terminal import add_play_parser as add
+
+    add(sub)
+
+
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_simulate_parser,
     add_arena_parser,
     add_replay_parser,
+    add_play_parser,
 ]
 """Functions adding one subcommand each (set ``func`` to the command's handler)."""
 
