@@ -179,12 +179,22 @@ def card_row(
             x += gap
 
 
-def _pile_rows(n: int, avail: float, w: float, min_stride: float) -> tuple[int, float]:
-    """How many cards per row and the stride for a pile of ``n`` in ``avail`` pixels."""
-    per_row = max(1, int((avail - w) // min_stride) + 1)
-    per_row = min(per_row, n) if n else 1
-    stride = w * 1.08 if per_row <= 1 else min(w * 1.08, (avail - w) / (per_row - 1))
-    return per_row, stride
+def pile_grid(n: int, avail_w: float, avail_h: float, w: float) -> tuple[float, int, float]:
+    """Card width, cards per row and stride for a pile of ``n`` cards in rows filling
+    ``avail_w`` x ``avail_h`` (the largest cards, up to ``w``, that show a corner of each).
+    """
+    if n <= 1:
+        return w, 1, w * 1.08
+    for pw in (w, 48.0, 42.0, 36.0, 31.0, 27.0, 23.0, 20.0, 17.0):
+        if pw > w:
+            continue
+        per_row = max(1, int((avail_w - pw) // (pw * 0.42)) + 1)
+        rows = math.ceil(n / per_row)
+        if rows * pw * 1.4 + (rows - 1) * 5 <= avail_h or pw == 17.0:
+            per_row = math.ceil(n / rows)  # even rows
+            stride = min(pw * 1.08, (avail_w - pw) / max(1, per_row - 1))
+            return pw, per_row, stride
+    raise AssertionError("unreachable")
 
 
 # --- the table ----------------------------------------------------------------------------------
@@ -289,22 +299,14 @@ def _boards(c: Canvas, view: TableView) -> None:
         avail = RIGHT_X + RIGHT_W - 10 - px
         pile = b.pile
         label = f"discard pile, {len(pile)} (bottom to top)" if pile else "discard pile empty"
-        c.text(px, cy + w * 1.4 + 16, label, 13, MUTED)
+        c.text(px, y + bh - 10, label, 13, MUTED)
         if b.note:
             c.text(RIGHT_X + RIGHT_W - 10, y + 20, b.note, 13, GOLD, anchor="end")
-        rows_h = w * 1.4
-        pw = w
-        per_row, stride = _pile_rows(len(pile), avail, pw, pw * 0.42)
-        rows = math.ceil(len(pile) / per_row) if pile else 0
-        if rows > 1:  # smaller cards, several rows, bottom of the pile first
-            pw = min(w, rows_h / (1.4 + 0.3 * (rows - 1)))
-            per_row, stride = _pile_rows(len(pile), avail, pw, pw * 0.42)
-            rows = math.ceil(len(pile) / per_row)
-            pw = min(w, rows_h / (1.4 + 0.3 * (rows - 1)))
+        # rows of the pile, bottom first, each card's corner showing; the top card outlined
+        pw, per_row, stride = pile_grid(len(pile), avail, bh - 56, w)
         for k, card in enumerate(pile):
             r, j = divmod(k, per_row)
-            yy = cy + r * pw * 0.3 if rows > 1 else cy
-            draw_card(c, px + j * stride, yy, pw, card, lift=k == len(pile) - 1)
+            draw_card(c, px + j * stride, cy + r * (pw * 1.4 + 5), pw, card, k == len(pile) - 1)
 
 
 def _melds(c: Canvas, view: TableView) -> None:
