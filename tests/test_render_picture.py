@@ -72,6 +72,18 @@ def test_rgb_array_for_every_game_and_player_count(game, n):
     assert root.tag.endswith("svg") and root.get("width") == str(WIDTH)
 
 
+RENDER_TEST_CASES = [("gin_rummy", 2), ("gin_rummy", 3), ("five_hundred_rum", 5), ("rummy51", 4)]
+
+
+@pytest.mark.parametrize(("game", "n"), RENDER_TEST_CASES)
+def test_pettingzoo_render_test(game, n, capsys):
+    """PettingZoo's own render check, for every render mode of the metadata."""
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode: MODULES[game].env(render_mode=render_mode, num_players=n))
+    capsys.readouterr()  # "human" printed the tables
+
+
 def test_views_differ_and_the_referee_sees_everything():
     env = played("gin_rummy", 2, seed=1, steps=6, render_mode="rgb_array")
     referee = env.table_view()
