@@ -826,11 +826,21 @@ def add_play_parser(sub: argparse._SubParsersAction) -> None:
     add(sub)
 
 
+def add_serve_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the ``serve`` command (:mod:`rummy_agents.web`; the app's own dependencies,
+    starlette and uvicorn, are imported only when it runs).
+    """
+    from rummy_agents.web import add_serve_parser as add
+
+    add(sub)
+
+
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_simulate_parser,
     add_arena_parser,
     add_replay_parser,
     add_play_parser,
+    add_serve_parser,
 ]
 """Functions adding one subcommand each (set ``func`` to the command's handler)."""
 
