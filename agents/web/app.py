@@ -1106,6 +1106,7 @@ def create_app(
     routes = [
         Route("/", endpoint(static), methods=["GET"]),
         Route("/static/{name}", endpoint(static), methods=["GET"]),
+        Route("/favicon.ico", endpoint(lambda *_: Response(status_code=204)), methods=["GET"]),
         Route("/api/catalog", endpoint(get_catalog), methods=["GET"]),
         Route("/api/play", endpoint(list_games), methods=["GET"]),
         Route("/api/play", endpoint(start, body=True), methods=["POST"]),
