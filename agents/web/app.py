@@ -73,7 +73,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from rummy_agents.arena.play import make_env
-from rummy_agents.arena.registry import AGENTS, GAME_AGENTS, check_agent, make_agent
+from rummy_agents.arena.registry import (
+    AGENTS,
+    GAME_AGENTS,
+    check_agent,
+    make_agent,
+    split_spec,
+)
 from rummy_agents.base import SeatView
 from rummy_agents.cli import BASELINES, CLIError, make_config, parse_options, parse_value
 from rummy_agents.table_seat import seat_at_tables
@@ -552,6 +558,38 @@ def _probe(game: str, options: dict[str, Any], spec: str) -> None:
         raise ApiError(422, f"opponent {spec!r} cannot play {game} with these rules: {e}") from None
 
 
+def check_opponent(spec: str, game: str) -> None:
+    """Check an opponent's spec: an agent of the registry that plays ``game``, with any of its
+    parameters but a file to read (``checkpoint``). The command line also takes
+    ``package.module:Class`` and checkpoints; a request to a server may not make it import a
+    module or open a file of its choosing.
+
+    Raises:
+        ApiError: 422 naming what is wrong and the agents of the game.
+    """
+    agents = ", ".join(a["name"] for a in catalog()["games"][game]["agents"])
+    try:
+        name, params = split_spec(spec)
+    except (ValueError, TypeError) as e:
+        raise ApiError(422, f"opponent {spec!r:.80}: {e}") from None
+    if ":" in name:
+        raise ApiError(
+            422,
+            f"opponent {spec!r:.80}: the browser app plays the registry's agents ({agents}); "
+            "an agent class by its module plays in rummy-env play and the arena",
+        )
+    if "checkpoint" in params:
+        raise ApiError(
+            422,
+            f"opponent {spec!r:.80}: the browser app reads no file a request names; play "
+            "the published agent (ppo) here, your own checkpoint with rummy-env play",
+        )
+    try:
+        check_agent(spec, game)
+    except (ValueError, TypeError) as e:
+        raise ApiError(422, f"opponent {spec!r:.80}: {e}") from None
+
+
 def new_game(gid: str, body: Mapping[str, Any]) -> tuple[PlayGame, list[dict[str, Any]]]:
     """Check a request to start a game and start it: the game and the agents' moves before the
     person's first turn.
@@ -593,10 +631,7 @@ def new_game(gid: str, body: Mapping[str, Any]) -> tuple[PlayGame, list[dict[str
             f"{', '.join(others)}), got {len(specs)}",
         )
     for spec in dict.fromkeys(specs):
-        try:
-            check_agent(spec, game)
-        except (ValueError, TypeError) as e:
-            raise ApiError(422, f"opponent {spec!r:.80}: {e}") from None
+        check_opponent(spec, game)
         _probe(game, options, spec)
     g = PlayGame(gid, game, options, seat, dict(zip(others, specs, strict=True)), seed)
     return g, g.advance()
@@ -1146,6 +1181,7 @@ __all__ = [
     "PlayGame",
     "ReplayView",
     "catalog",
+    "check_opponent",
     "confined",
     "create_app",
     "list_records",
