@@ -57,7 +57,6 @@ import math
 import re
 import secrets
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
@@ -292,9 +291,14 @@ class PlayGame:
     """
 
     def __init__(
-        self, gid: str, game: str, options: dict[str, Any], seat: int, opponents: dict[str, str],
+        self,
+        gid: str,
+        game: str,
+        options: dict[str, Any],
+        seat: int,
+        opponents: dict[str, str],
         seed: int,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.id = gid
         self.game = game
         self.options = options
@@ -305,8 +309,10 @@ class PlayGame:
         self.seat = seat
         self.labels = {a: opponents.get(a, HUMAN) for a in self.names}
         seeds = np.random.SeedSequence(seed).generate_state(len(self.names))
-        self.agents = {a: make_agent(s, int(seeds[self.names.index(a)]), game) for a, s in
-                       opponents.items()}  # fmt: skip
+        self.agents = {
+            a: make_agent(spec, int(seeds[self.names.index(a)]), game)
+            for a, spec in opponents.items()
+        }
         self.views = {a: SeatView(self.env, a) for a in opponents}
         if self.views and next(iter(self.views.values())).plays_tables:
             # 3-, 4-player Gin Rummy: each agent plays the 2-player hand its seat sits in
@@ -324,7 +330,6 @@ class PlayGame:
         self.error: str | None = None
         self.record: GameRecord | None = None
         self.lock = threading.Lock()
-        self.touched = time.monotonic()
 
     # -- state ---------------------------------------------------------------------------------
     @property
@@ -537,8 +542,9 @@ def _keep_pictures(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     the person sits out is many moves: the answer stays small).
     """
     cut = len(events) - EVENT_PICTURES
-    return [{k: v for k, v in e.items() if k != "svg"} if i < cut else e
-            for i, e in enumerate(events)]  # fmt: skip
+    return [
+        e if i >= cut else {k: v for k, v in e.items() if k != "svg"} for i, e in enumerate(events)
+    ]
 
 
 def _probe(game: str, options: dict[str, Any], spec: str) -> None:
@@ -695,7 +701,6 @@ class ReplayView:
         self.views = [REFEREE, *self.env.possible_agents]
         self.pos = -1  # not dealt yet
         self.lock = threading.Lock()
-        self.touched = time.monotonic()
 
     def meta(self) -> dict[str, Any]:
         """The record's game, seats, steps and result, for the page."""
