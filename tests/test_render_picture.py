@@ -161,6 +161,10 @@ def _hidden_count(game: str, env, q: int) -> int:
     return 0
 
 
+def _table(env, q: int) -> int:
+    return int(env.state_record["board_of"][q])
+
+
 @pytest.mark.parametrize(("game", "n"), CASES)
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**20), steps=st.integers(0, 120))
@@ -177,6 +181,9 @@ def test_a_seat_sees_only_what_it_may(game, n, seed, steps):
             faces = [c.face for g in seat.groups for c in g]
             if q == v:
                 assert HIDDEN not in faces
+                continue
+            if game == "gin_rummy" and n == 4 and _table(env, q) != _table(env, v):
+                assert faces == []  # nothing of the other table's cards (RULES 1.10)
                 continue
             left = _seat_public(game, env, q)
             for f in faces:  # a multiset inclusion
@@ -214,6 +221,29 @@ def test_a_knocks_discard_stays_face_down_for_the_other_seat():
                 assert "face down" in board.note or env.state_record["phase"] == E.PH_OVER
                 return
     pytest.fail("no knock in 200 random games")
+
+
+def test_four_player_gin_hides_the_other_table():
+    env = played("gin_rummy", 4, 12, 0)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        actor = env.agent_selection
+        legal = np.flatnonzero(env.observe(actor)["action_mask"])
+        env.step(int(rng.choice(legal)))
+        for viewer in env.possible_agents:
+            view = env.table_view(viewer)
+            mine = _table(env, int(viewer[-1]))
+            for t, board in enumerate(view.boards):
+                assert board.visible == (t == mine)
+                if not board.visible:
+                    assert board.pile == [] and "not seen" in board.note
+            seen = view.last_action
+            if viewer == actor:
+                assert seen.endswith(env.action_name(int(legal[0])).split("[")[0]) or ":" in seen
+            elif env._last_table != mine:
+                assert seen == f"{actor}: a move at the other table"
+            else:
+                assert seen == f"{actor}: {env.public_action_name(env.last_action[1])}"
 
 
 def test_jokers_show_what_they_stand_for():

@@ -124,6 +124,10 @@ class RummyAECEnv(AECEnv):
     def _public_action_name(self, a: int) -> str:
         return self._action_name(a)
 
+    def _table_of(self, agent: str) -> int | None:
+        """The table ``agent`` plays at, where a game has several (4-player Gin), else None."""
+        return None
+
     def _require_reset(self, method: str) -> None:
         """Refuse to play or look at a table that was never dealt."""
         if getattr(self, "agent_selection", None) is None:
@@ -143,6 +147,7 @@ class RummyAECEnv(AECEnv):
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._hands_played = 0
         self.last_action: tuple[str, int] | None = None
+        self._last_table: int | None = None  # where the last action was played
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new episode; ``options`` may hold ``deck`` (stacked, top first) and ``dealer``.
@@ -233,6 +238,7 @@ class RummyAECEnv(AECEnv):
         a = check_action("action", action)
         if not self.game.is_legal(0, a):
             raise ValueError(self.game.explain_illegal(0, a))
+        self._last_table = self._table_of(agent)
         done, trunc, cur, hands, rewards = self._step_game(a)
         self.last_action = (agent, a)
         self._cumulative_rewards[agent] = 0.0
@@ -284,7 +290,12 @@ class RummyAECEnv(AECEnv):
         tv.viewer = view or ""
         if self.last_action is not None:
             agent, a = self.last_action
-            name = self._action_name(a) if view in (None, agent) else self._public_action_name(a)
+            if view in (None, agent):
+                name = self._action_name(a)
+            elif self._last_table != self._table_of(view):
+                name = "a move at the other table"
+            else:
+                name = self._public_action_name(a)
             tv.last_action = f"{labels.get(agent, agent)}: {name}"
         return tv
 

@@ -310,6 +310,11 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
     def _action_name(self, a: int) -> str:
         return E.action_name(a)
 
+    def _table_of(self, agent: str) -> int | None:
+        if self.config.num_players != 4:
+            return None
+        return int(self.game.states[0]["board_of"][self._agent_index[agent]])
+
     def _public_action_name(self, a: int) -> str:
         # the knock's discard is face down
         return "KNOCK" if E.KNOCK_BASE <= a < E.MELD_BASE else E.action_name(a)

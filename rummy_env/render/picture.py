@@ -290,6 +290,9 @@ def _boards(c: Canvas, view: TableView) -> None:
         c.rect(RIGHT_X, y, RIGHT_W, bh, FELT_DARK, "", 8)
         title = b.title or "stock and discard pile"
         c.text(RIGHT_X + 10, y + 20, title, 15, WHITE, bold=True)
+        if not b.visible:
+            c.text(RIGHT_X + 10, y + 48, b.note, 14, MUTED)
+            continue
         w = min(56.0, (bh - 62) / 1.4)
         cy = y + 30
         draw_card(c, RIGHT_X + 10, cy, w, Card(HIDDEN))

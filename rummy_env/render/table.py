@@ -57,6 +57,7 @@ class BoardView:
     stock: int
     pile: list[Card]
     note: str = ""  # e.g. a Gin knocker's face-down discard
+    visible: bool = True  # False: another table, which this seat does not see (4-player Gin)
 
 
 @dataclass
@@ -218,10 +219,19 @@ def gin_multi_view(rec: np.void, agents: list[str], viewer: int | None, names: d
     for t in range(rec["boards"].shape[0]):
         bd = rec["boards"][t]
         sp = [int(s) for s in rec["seat"][t]]
-        local = sp.index(viewer) if viewer in sp else (None if viewer is None else -1)
         playing = int(rec["turn"]) == t and not done
-        title = f"{agents[sp[0]]} vs {agents[sp[1]]}"
-        boards.append(_gin_board(bd, f"table {t}: {title}", local))
+        title = f"table {t}: {agents[sp[0]]} vs {agents[sp[1]]}"
+        if n_p == 4 and viewer is not None and viewer not in sp:
+            # a seat sees nothing of the other table's cards during play (RULES 1.10)
+            boards.append(BoardView(title, 0, [], "not seen from your seat", visible=False))
+            for j, q in enumerate(sp):
+                to_act = playing and int(bd["cur"]) == j
+                name = names.get(agents[q], agents[q])
+                seats[q] = SeatView(name, [], "at the other table", to_act=to_act, board=t)
+            continue
+        # the player sitting out (3 players) sees the table, never a hand
+        local = None if viewer is None else (sp.index(viewer) if viewer in sp else -1)
+        boards.append(_gin_board(bd, title, local))
         for j, q in enumerate(sp):
             see = viewer is None or viewer == q
             groups, _ = _gin_seat_groups(bd, j, see)
