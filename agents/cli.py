@@ -880,4 +880,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run through the package module, not this __main__ copy: the commands' modules import
+    # rummy_agents.cli, and their CLIError must be the one main() catches
+    from rummy_agents.cli import main as _main
+
+    sys.exit(_main())
