@@ -32,10 +32,10 @@ h1 { font-size: 20px; margin: 0 0 8px; color: #f2c14e; }
 <h1>__TITLE__</h1>
 <div id="meta">__META__</div>
 <div id="bar">
-<button id="first" title="first (Home)">&#x23EE;</button>
+<button id="first" title="first (Home)">|&#x25C0;</button>
 <button id="prev" title="back (Left)">&#x25C0;</button>
 <button id="next" title="forward (Right)">&#x25B6;</button>
-<button id="last" title="last (End)">&#x23ED;</button>
+<button id="last" title="last (End)">&#x25B6;|</button>
 <input id="slider" type="range" min="0" value="0">
 <span id="count"></span>
 </div>

@@ -270,7 +270,7 @@ def _seats(c: Canvas, view: TableView) -> None:
             tags.append("dealer")
         if seat.board > 0 or (seat.board == 0 and len(view.boards) > 1):
             tags.append(f"table {seat.board}")
-        name = seat.name + (f" ({', '.join(tags)})" if tags else "")
+        name = " · ".join([seat.name, *tags])
         c.text(x + 12, y + 22, name, 17, GOLD if seat.to_act else WHITE, bold=True)
         if seat.to_act:
             c.text(x + pw - 12, y + 22, "TO ACT", 15, GOLD, anchor="end", bold=True)
