@@ -135,6 +135,8 @@ function fillSelect(select, values, labels, selected) {
 
 function onGameChange() {
   const info = gameInfo();
+  // another game's agents: start again from this game's default opponent
+  $("opponent-inputs").replaceChildren();
   fillSelect($("players"), info.players, null, info.players[0]);
   const names = $("agent-names");
   names.replaceChildren();
