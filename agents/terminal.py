@@ -32,7 +32,7 @@ from rummy_agents.arena.registry import check_agent, make_agent
 from rummy_agents.base import SeatView
 from rummy_agents.cli import BASELINES, CLIError, check_out_dir, make_config, parse_options
 from rummy_agents.table_seat import seat_at_tables
-from rummy_env.core.cards import RANKS, SUIT_SYMBOLS, SUITS
+from rummy_env.core.cards import RANKS, SUIT_SYMBOLS, SUITS, str_to_card
 from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.core.melds import GIN_MELD_MASKS, GIN_VALUES
 from rummy_env.encodings import five_hundred_rum as E500
@@ -40,6 +40,7 @@ from rummy_env.encodings import gin_rummy as EG
 from rummy_env.encodings import rummy51 as E51
 from rummy_env.game_records import MAX_SEED, GameRecorder
 from rummy_env.games import GAMES
+from rummy_env.render.table import meld_cards
 
 try:  # the extra "play"; without it only the parser works, and the command says what to install
     from rich.columns import Columns
@@ -286,16 +287,14 @@ class Painter:
 
     def table_meld(self, rec: np.void, m: int) -> Text:
         """Slot ``m`` of a joker game's table: its cards, each joker with its stand-in."""
-        kind, key = int(rec["m_kind"][m]), int(rec["m_key"][m])
-        nat, jok = int(rec["m_nat"][m]), int(rec["m_jok"][m])
-        parts: list[Text] = []
-        if kind == 1:  # a group: key = rank, nat = suits, jok = joker count
-            parts = [self.card(s * 13 + key) for s in range(4) if nat >> s & 1]
-            parts += [self.stand_in(RANKS[key])] * jok
-        else:  # a run: key = suit, positions lo..hi (0 ace low .. 13 ace high)
-            for pos in range(int(rec["m_lo"][m]), int(rec["m_hi"][m]) + 1):
-                card = key * 13 + pos % 13
-                parts.append(self.stand_in("", card) if jok >> pos & 1 else self.card(card))
+        parts = []
+        for c in meld_cards(rec, m):
+            if c.face < 52:
+                parts.append(self.card(c.face))
+            elif len(c.stand_in) > 1:  # in a run: the very card
+                parts.append(self.stand_in("", str_to_card(c.stand_in)))
+            else:  # in a group: the rank
+                parts.append(self.stand_in(c.stand_in))
         return Text(" ").join(parts)
 
     def template(self, t: int, hand: np.ndarray) -> Text:

@@ -56,21 +56,10 @@ def render_gin(rec: np.void, agents: list[str], match: bool = True) -> str:
 
 def meld_text(rec: np.void, m: int) -> str:
     """A table meld slot of a joker game as text (jokers shown as JK where they stand)."""
-    from rummy_env.core.cards import RANKS, SUITS
+    from rummy_env.core.cards import card_to_str
+    from rummy_env.render.table import meld_cards
 
-    kind = int(rec["m_kind"][m])
-    if kind == 1:
-        r = int(rec["m_key"][m])
-        cards = [RANKS[r] + SUITS[s] for s in range(4) if int(rec["m_nat"][m]) >> s & 1]
-        cards += ["JK"] * int(rec["m_jok"][m])
-        return " ".join(cards)
-    s = int(rec["m_key"][m])
-    names = "A23456789TJQKA"
-    out = []
-    for pos in range(int(rec["m_lo"][m]), int(rec["m_hi"][m]) + 1):
-        joker = int(rec["m_jok"][m]) >> pos & 1
-        out.append("JK" if joker else names[pos] + SUITS[s])
-    return " ".join(out)
+    return " ".join(card_to_str(c.face) for c in meld_cards(rec, m))
 
 
 def render_joker_table(rec: np.void, agents: list[str], header: str, status) -> str:
