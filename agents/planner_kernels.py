@@ -1,0 +1,659 @@
+"""Compiled meld planners: the search of :class:`rummy_agents.five_hundred_rum_greedy.MeldPlanner`
+as numba kernels, with the same plans (points, steps in the same order, hand left).
+
+The Python planner is a recursive search over disjoint new melds (branching on the lowest
+natural left: each meld template holding it, then leaving it in hand) with a greedy lay-off
+pass at each leaf; it costs about 1.6 ms a position. :func:`plan_best` runs the same search
+as an explicit stack of frames, in the same order: each frame keeps the templates its node
+enumerated (as ``_templates_with`` lists them) and the next branch to try, and a branch's
+changes to the hand are undone when the search comes back to the frame. Everything that
+decides the plan is the same: the templates and their order, the points of a placed card,
+the bound (``points + value of every card left <= best``, once a plan was found), the node
+count (a call of ``_search`` is a node; past ``node_limit`` every call is a leaf), the lay-off
+pass and the strict ``>`` that keeps the first of equally good plans. So the plans are equal
+whether or not the node limit is reached (``tests/test_planner_kernels.py``).
+
+Arrays in, arrays out: a hand is 53 card counts (52 = joker); the table is an int array
+``(slots, 6)`` in the engine's layout ``[kind, key, lo, hi, naturals, jokers]`` (kind 1 group:
+key = rank, naturals = suit mask, jokers = count; kind 2 run: key = suit, lo..hi on the
+14-position axis, naturals / jokers = position masks), read up to the first empty slot (kind
+0); a plan is ``found, points, n_steps`` with the steps as rows ``(kind, a, b)``
+(:data:`STEP_MELD` ``(t, 0)``, :data:`STEP_LAYOFF` ``(card, slot)``, :data:`STEP_JOKER`
+``(slot, end)``) and the 53 counts the plan leaves in hand.
+:class:`CompiledMeldPlanner` wraps it with the Python planner's interface.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# (five_hundred_rum_greedy imports this module lazily, when its agent first plans)
+from rummy_agents.five_hundred_rum_greedy import Meld, Plan, card_value
+from rummy_env.core.jit import kernel
+from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
+
+JOKER = 52
+NUM_TYPES = 53
+STEP_MELD = 0
+STEP_LAYOFF = 1
+STEP_JOKER = 2
+STEP_NAMES = ("meld", "layoff", "joker")
+"""Names of the step kinds, as the Python planner's steps spell them."""
+MAX_TEMPLATES = 64
+"""Most templates one search node enumerates: 8 groups and at most (r + 1)(14 - r) <= 56 runs
+(an ace: 11 runs from the low and 11 from the high end)."""
+MAX_HAND = 108
+"""Most cards a hand can hold (two packs and four jokers): the rows of a single call's steps."""
+TPL_FIELDS = 10  # a node's template row: t, jokers, points, value, then the meld's 6 fields
+
+
+def _template_ids() -> tuple[np.ndarray, np.ndarray]:
+    group = np.full((13, 16, 4), -1, np.int64)
+    run = np.full((4, 14, 14), -1, np.int64)
+    for t, (k, a, b, c) in enumerate(zip(TPL_KIND, TPL_A, TPL_B, TPL_C, strict=True)):
+        if k == 1:
+            group[int(a), int(b), int(c)] = t
+        else:
+            run[int(a), int(b), int(c)] = t
+    return group, run
+
+
+GROUP_ID, RUN_ID = _template_ids()
+"""Template id of a group by (rank, suit mask, jokers) and of a run by (suit, lo, hi)."""
+
+
+def card_values(v51015: bool) -> np.ndarray:
+    """Points of each card type in hand (``five_hundred_rum_greedy.card_value``), int64 (53,)."""
+    return np.array([card_value(c, v51015) for c in range(NUM_TYPES)], np.int64)
+
+
+# -- table melds ---------------------------------------------------------------------------------
+
+
+@kernel(inline="always")
+def _pos_card(s, pos):
+    return s * 13 + (0 if pos == 13 else pos)
+
+
+@kernel(inline="always")
+def _bits(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@kernel
+def fit_natural(melds, k, c):
+    """Where natural ``c`` lays off on meld row ``k`` (-1: nowhere; 14: a group)."""
+    key = melds[k, 1]
+    lo = melds[k, 2]
+    hi = melds[k, 3]
+    nat = melds[k, 4]
+    s = c // 13
+    r = c % 13
+    if melds[k, 0] == 1:
+        if key != r or (nat >> s) & 1 or _bits(nat) + melds[k, 5] >= 4:
+            return -1
+        return 14
+    if key != s:
+        return -1
+    if r == 0:
+        if hi == 12 and lo > 0:
+            return 13
+        if lo == 1 and hi < 13:
+            return 0
+        return -1
+    if r == lo - 1 or (r == hi + 1 and hi + 1 <= 12):
+        return r
+    return -1
+
+
+@kernel
+def fit_joker(melds, k, e):
+    """Where a joker lays off on meld row ``k`` at end ``e`` (0 group / low, 1 high); -1 none."""
+    lo = melds[k, 2]
+    hi = melds[k, 3]
+    if melds[k, 0] == 1:
+        return 14 if e == 0 and _bits(melds[k, 4]) + melds[k, 5] < 4 else -1
+    if e == 0:
+        return -1 if lo == 0 or (lo == 1 and hi == 13) else lo - 1
+    return -1 if hi == 13 or (hi == 12 and lo == 0) else hi + 1
+
+
+@kernel
+def place(melds, k, c, pos):
+    """Put card ``c`` into meld row ``k`` at run position ``pos`` (a group ignores it)."""
+    if melds[k, 0] == 1:
+        if c == JOKER:
+            melds[k, 5] += 1
+        else:
+            melds[k, 4] |= 1 << (c // 13)
+        return
+    if c == JOKER:
+        melds[k, 5] |= 1 << pos
+    else:
+        melds[k, 4] |= 1 << pos
+    melds[k, 2] = min(melds[k, 2], pos)
+    melds[k, 3] = max(melds[k, 3], pos)
+
+
+@kernel
+def joker_spot(melds, nm, left):
+    """(row, end, position) of the next joker lay-off: the first spot after which a leftover
+    natural fits, else the first spot; row -1 if there is none.
+    """
+    fk = -1
+    fe = -1
+    fp = -1
+    for k in range(nm):
+        for e in range(2):
+            pos = fit_joker(melds, k, e)
+            if pos < 0:
+                continue
+            if fk < 0:
+                fk = k
+                fe = e
+                fp = pos
+            if melds[k, 0] == 2:
+                nxt = pos - 1 if e == 0 else pos + 1
+                if 0 <= nxt <= 13 and left[_pos_card(melds[k, 1], nxt)] > 0:
+                    return k, e, pos
+    return fk, fe, fp
+
+
+# -- the search ----------------------------------------------------------------------------------
+
+
+@kernel
+def _window_jokers(s, lo, hi, avail, skipped):
+    """Jokers a run of suit ``s`` on ``lo..hi`` needs; 99 when it would take a card the search
+    left in hand (the engine takes every natural the hand holds).
+    """
+    j = 0
+    for pos in range(lo, hi + 1):
+        x = _pos_card(s, pos)
+        if avail[x] == 0:
+            if skipped[x] > 0:
+                return 99
+            j += 1
+    return j
+
+
+@kernel
+def node_templates(c, avail, skipped, tb, start, vals, low_ace):
+    """The templates holding the lowest card ``c``, in ``MeldPlanner._templates_with``'s order,
+    as rows of ``tb`` from ``start`` (t, jokers, points, value of the cards, meld); returns how
+    many.
+    """
+    s = c // 13
+    r = c % 13
+    jk = avail[JOKER]
+    n = start
+    others = 0  # the other suits held of rank r, 2 bits each, in suit order
+    n_o = 0
+    for q in range(4):
+        if q != s and avail[q * 13 + r] > 0:
+            others |= q << (2 * n_o)
+            n_o += 1
+    for sub in range(1 << n_o):
+        mask = 1 << s
+        k = 1
+        nat_pts = vals[c]
+        for i in range(n_o):
+            if sub >> i & 1:
+                q = (others >> (2 * i)) & 3
+                mask |= 1 << q
+                k += 1
+                nat_pts += vals[q * 13 + r]
+        for j in range(3):
+            if j > jk or not (3 <= k + j <= 4) or (j > 0 and k + j != 3):
+                continue
+            tp = nat_pts + 15 * j
+            tb[n, 0] = GROUP_ID[r, mask, j]
+            tb[n, 1] = j
+            tb[n, 2] = tp
+            tb[n, 3] = nat_pts + vals[JOKER] * j
+            tb[n, 4] = 1
+            tb[n, 5] = r
+            tb[n, 6] = 0
+            tb[n, 7] = 0
+            tb[n, 8] = mask
+            tb[n, 9] = j
+            n += 1
+    for pi in range(2 if r == 0 else 1):
+        p = (0 if pi == 0 else 13) if r == 0 else r
+        for lo in range(p, -1, -1):
+            if _window_jokers(s, lo, p, avail, skipped) > jk:
+                break
+            for hi in range(max(p, lo + 2), 14):
+                if lo == 0 and hi == 13:
+                    break
+                jn = _window_jokers(s, lo, hi, avail, skipped)
+                if jn > jk:
+                    break
+                if hi - lo + 1 > 3 and (
+                    avail[_pos_card(s, lo)] == 0 or avail[_pos_card(s, hi)] == 0
+                ):
+                    continue  # longer runs end in naturals; the lay-off pass adds jokers
+                jmask = 0
+                tp = 0
+                value = 0
+                for pos in range(lo, hi + 1):
+                    x = _pos_card(s, pos)
+                    if avail[x] > 0:
+                        tp += low_ace if pos == 0 else vals[x]
+                        value += vals[x]
+                    else:
+                        jmask |= 1 << pos
+                        tp += 15
+                        value += vals[JOKER]
+                tb[n, 0] = RUN_ID[s, lo, hi]
+                tb[n, 1] = jn
+                tb[n, 2] = tp
+                tb[n, 3] = value
+                tb[n, 4] = 2
+                tb[n, 5] = s
+                tb[n, 6] = lo
+                tb[n, 7] = hi
+                tb[n, 8] = ((1 << (hi + 1)) - (1 << lo)) & ~jmask
+                tb[n, 9] = jmask
+                n += 1
+    return n - start
+
+
+@kernel
+def take_template(tb, row, avail, sign, oblig):
+    """Move the cards of template row ``row`` out of (``sign`` -1) or back into (+1) ``avail``;
+    returns whether the meld holds the card ``oblig``.
+    """
+    j = tb[row, 1]
+    key = tb[row, 5]
+    nat = tb[row, 8]
+    hit = oblig == JOKER and j > 0
+    if tb[row, 4] == 1:
+        for q in range(4):
+            if nat >> q & 1:
+                x = q * 13 + key
+                avail[x] += sign
+                hit = hit or x == oblig
+    else:
+        for pos in range(tb[row, 6], tb[row, 7] + 1):
+            if nat >> pos & 1:
+                x = _pos_card(key, pos)
+                avail[x] += sign
+                hit = hit or x == oblig
+    avail[JOKER] += sign * j
+    return hit
+
+
+@kernel
+def lay_off(melds, nm, left, steps, ns, pts, sat, oblig, oblig_new, vals, low_ace):
+    """The leaf's greedy lay-off pass (``MeldPlanner._leaf``): every leftover natural onto the
+    first meld row it fits, then one joker, repeated while anything fits; appends the steps
+    from row ``ns``. Returns (points, obligation met, steps).
+    """
+    changed = True
+    while changed:
+        changed = False
+        for c in range(52):
+            while left[c] > 0:
+                placed = False
+                for k in range(nm):
+                    pos = fit_natural(melds, k, c)
+                    if pos >= 0:
+                        place(melds, k, c, pos)
+                        left[c] -= 1
+                        pts += low_ace if pos == 0 else vals[c]
+                        steps[ns, 0] = STEP_LAYOFF
+                        steps[ns, 1] = c
+                        steps[ns, 2] = k
+                        ns += 1
+                        if c == oblig and not oblig_new:
+                            sat = True
+                        changed = True
+                        placed = True
+                        break
+                if not placed:
+                    break
+        if left[JOKER] > 0:
+            k, e, pos = joker_spot(melds, nm, left)
+            if k >= 0:
+                place(melds, k, JOKER, pos)
+                left[JOKER] -= 1
+                pts += 15
+                steps[ns, 0] = STEP_JOKER
+                steps[ns, 1] = k
+                steps[ns, 2] = e
+                ns += 1
+                if oblig == JOKER and not oblig_new:
+                    sat = True
+                changed = True
+    return pts, sat, ns
+
+
+@kernel
+def table_size(table):
+    """Melds of a table array: the slots before the first empty one (kind 0)."""
+    n = 0
+    while n < table.shape[0] and table[n, 0] != 0:
+        n += 1
+    return n
+
+
+@kernel
+def plan_best(hand, table, oblig, oblig_new, vals, low_ace, node_limit, out_steps, out_left):
+    """``MeldPlanner.best`` of one position.
+
+    Args:
+        hand: 53 card counts.
+        table: table melds (slots, 6), read up to the first empty slot.
+        oblig: card type that must be melded this turn (-1: none).
+        oblig_new: the obligation needs a new meld (a lay-off does not do).
+        vals: points of each card type in hand (:func:`card_values`).
+        low_ace: points of an ace low in a run (1, or 5 with ``values_5_10_15``).
+        node_limit: search nodes before the best plan so far is returned.
+        out_steps: (at least the hand's card count, 3): the plan's steps (a plan has at most
+            one step per card; fewer rows raise ``ValueError``).
+        out_left: (53,): the counts the plan leaves in hand.
+
+    Returns:
+        (found, points, steps): ``found`` False where no plan melds the obligation (the
+        outputs are then untouched).
+    """
+    n_table = table_size(table)
+    avail = np.zeros(NUM_TYPES, np.int64)
+    skipped = np.zeros(NUM_TYPES, np.int64)
+    total = 0
+    naturals = 0
+    rest = 0  # value of the cards not in a new meld: the bound's "melding every card left"
+    for x in range(NUM_TYPES):
+        avail[x] = hand[x]
+        total += hand[x]
+        rest += vals[x] * hand[x]
+        if x < JOKER:
+            naturals += hand[x]
+    if out_steps.shape[0] < total:
+        raise ValueError("out_steps has fewer rows than the hand has cards")
+    # a frame per node on the path: each branch takes its lowest natural out of avail
+    cap = naturals + 1
+    fr_c = np.empty(cap, np.int64)
+    fr_start = np.empty(cap, np.int64)
+    fr_n = np.empty(cap, np.int64)
+    fr_i = np.empty(cap, np.int64)
+    fr_pts = np.empty(cap, np.int64)
+    fr_sat = np.empty(cap, np.bool_)
+    tb = np.empty((cap * MAX_TEMPLATES, TPL_FIELDS), np.int64)
+    new = np.empty((cap, 6), np.int64)
+    new_t = np.empty(cap, np.int64)
+    melds = np.empty((n_table + cap, 6), np.int64)
+    left = np.empty(NUM_TYPES, np.int64)
+    steps = np.empty((total + 1, 3), np.int64)
+    nodes = 0
+    depth = 0
+    n_new = 0
+    found = False
+    best_pts = 0
+    best_n = 0
+    # the pending call of ``_search(avail, skipped, new, steps, call_pts, call_sat)``
+    call = True
+    call_pts = 0
+    call_sat = oblig < 0
+    call_from = 0  # the lowest natural left is never below its parent's
+    while True:
+        if call:
+            call = False
+            nodes += 1
+            c = call_from
+            while c < JOKER and avail[c] == 0:
+                c += 1
+            if c == JOKER or nodes > node_limit:
+                for x in range(NUM_TYPES):
+                    left[x] = avail[x] + skipped[x]
+                for k in range(n_table):
+                    for f in range(6):
+                        melds[k, f] = table[k, f]
+                for q in range(n_new):
+                    for f in range(6):
+                        melds[n_table + q, f] = new[q, f]
+                    steps[q, 0] = STEP_MELD
+                    steps[q, 1] = new_t[q]
+                    steps[q, 2] = 0
+                pts, sat, ns = lay_off(melds, n_table + n_new, left, steps, n_new, call_pts,
+                                       call_sat, oblig, oblig_new, vals, low_ace)  # fmt: skip
+                if sat and (not found or pts > best_pts):
+                    found = True
+                    best_pts = pts
+                    best_n = ns
+                    for q in range(ns):
+                        for f in range(3):
+                            out_steps[q, f] = steps[q, f]
+                    for x in range(NUM_TYPES):
+                        out_left[x] = left[x]
+            elif not (found and call_pts + rest <= best_pts):
+                start = 0 if depth == 0 else fr_start[depth - 1] + fr_n[depth - 1]
+                fr_n[depth] = node_templates(c, avail, skipped, tb, start, vals, low_ace)
+                fr_c[depth] = c
+                fr_start[depth] = start
+                fr_i[depth] = 0
+                fr_pts[depth] = call_pts
+                fr_sat[depth] = call_sat
+                depth += 1
+        if depth == 0:
+            break
+        f = depth - 1
+        c = fr_c[f]
+        i = fr_i[f]
+        n = fr_n[f]
+        if i > 0:  # undo the branch just searched
+            if i - 1 < n:
+                row = fr_start[f] + i - 1
+                take_template(tb, row, avail, 1, oblig)
+                n_new -= 1
+                rest += tb[row, 3]
+            else:
+                skipped[c] -= 1
+                avail[c] += 1
+                depth -= 1
+                continue
+        fr_i[f] = i + 1
+        if i < n:  # the next template holding c
+            row = fr_start[f] + i
+            hit = take_template(tb, row, avail, -1, oblig)
+            for q in range(6):
+                new[n_new, q] = tb[row, 4 + q]
+            new_t[n_new] = tb[row, 0]
+            n_new += 1
+            rest -= tb[row, 3]
+            call_pts = fr_pts[f] + tb[row, 2]
+            call_sat = fr_sat[f] or hit
+        else:  # c stays in hand (it may still be laid off)
+            avail[c] -= 1
+            skipped[c] += 1
+            call_pts = fr_pts[f]
+            call_sat = fr_sat[f]
+        call = True
+        call_from = c
+    return found, best_pts, best_n
+
+
+@kernel
+def plan_turn(hand, table, oblig, oblig_new, vals, low_ace, node_limit, out_steps, out_left):
+    """``five_hundred_rum_greedy.turn_plan`` of one position: :func:`plan_best`, and when the
+    owed card must go into a new meld and no plan does that, a plan that lays it off instead.
+    """
+    found, pts, ns = plan_best(hand, table, oblig, oblig_new, vals, low_ace, node_limit,
+                               out_steps, out_left)  # fmt: skip
+    if not found and oblig_new:
+        found, pts, ns = plan_best(hand, table, oblig, False, vals, low_ace, node_limit,
+                                   out_steps, out_left)  # fmt: skip
+    return found, pts, ns
+
+
+@kernel
+def plan_batch(hands, tables, obligs, oblig_new, turn, vals, low_ace, node_limit, found, points,
+               n_steps, steps, left):  # fmt: skip
+    """:func:`plan_best` (or with ``turn`` :func:`plan_turn`) of each position ``b``: hands
+    (B, 53), tables (B, slots, 6), obligations (B,), ``oblig_new`` (B,); writes ``found``,
+    ``points``, ``n_steps`` (B,), ``steps`` (B, S, 3) with S at least the largest hand, and
+    ``left`` (B, 53). Where no plan is found, points and steps are 0 and ``left`` the hand.
+    """
+    for b in range(hands.shape[0]):
+        if turn:
+            ok, pts, ns = plan_turn(hands[b], tables[b], obligs[b], oblig_new[b], vals, low_ace,
+                                    node_limit, steps[b], left[b])  # fmt: skip
+        else:
+            ok, pts, ns = plan_best(hands[b], tables[b], obligs[b], oblig_new[b], vals, low_ace,
+                                    node_limit, steps[b], left[b])  # fmt: skip
+        found[b] = ok
+        points[b] = pts if ok else 0
+        n_steps[b] = ns if ok else 0
+        if not ok:
+            for x in range(NUM_TYPES):
+                left[b, x] = hands[b, x]
+
+
+# -- Python interface ----------------------------------------------------------------------------
+
+
+@dataclass
+class PlanBatch:
+    """Plans of a batch of positions (arrays over the batch's first axis).
+
+    Attributes:
+        found: (B,) bool: a plan melds the obligation.
+        points: (B,) points melded (0 where none is found).
+        n_steps: (B,) steps of each plan.
+        steps: (B, S, 3) rows ``(kind, a, b)`` (kinds :data:`STEP_NAMES`); rows past
+            ``n_steps`` are undefined.
+        left: (B, 53) the counts each plan leaves in hand (the hand where none is found).
+    """
+
+    found: np.ndarray
+    points: np.ndarray
+    n_steps: np.ndarray
+    steps: np.ndarray
+    left: np.ndarray
+
+    def plan(self, b: int) -> Plan | None:
+        """Position ``b``'s plan as the Python planner returns it (``None`` if not found)."""
+        if not self.found[b]:
+            return None
+        return _as_plan(int(self.points[b]), self.steps[b], int(self.n_steps[b]), self.left[b])
+
+
+def _as_plan(points: int, steps: np.ndarray, n: int, left: np.ndarray) -> Plan:
+    rows = steps[:n].tolist()
+    return Plan(points, [(STEP_NAMES[k], a, b) for k, a, b in rows], left.tolist())
+
+
+def table_array(table: list[Meld] | np.ndarray) -> np.ndarray:
+    """Table melds (a list of 6-field melds or an array) as an int64 (slots, 6) array."""
+    return np.asarray(table, np.int64).reshape(-1, 6)
+
+
+class CompiledMeldPlanner:
+    """:class:`~rummy_agents.five_hundred_rum_greedy.MeldPlanner` compiled: the same plans, with
+    the same interface (``best``, ``v51015``, ``node_limit``, ``values``), plus
+    :meth:`best_batch` for many positions in one call.
+
+    Args:
+        v51015: the ``values_5_10_15`` card values.
+        node_limit: search nodes per plan before the best plan so far is returned.
+    """
+
+    def __init__(self, v51015: bool = False, node_limit: int = 3000) -> None:
+        self.v51015 = v51015
+        self.node_limit = node_limit
+        self.values = card_values(v51015)
+        self.low_ace = 5 if v51015 else 1
+        # output buffers of single calls (a plan has at most a step per card in hand)
+        self._steps = np.empty((MAX_HAND, 3), np.int64)
+        self._left = np.empty(NUM_TYPES, np.int64)
+
+    def best(
+        self,
+        hand: list[int] | np.ndarray,
+        table: list[Meld] | np.ndarray,
+        oblig: int = -1,
+        oblig_new: bool = False,
+    ) -> Plan | None:
+        """The best plan, or ``None`` when no plan melds the obligation (as
+        :meth:`MeldPlanner.best <rummy_agents.five_hundred_rum_greedy.MeldPlanner.best>`).
+        """
+        return self._one(hand, table, oblig, oblig_new, turn=False)
+
+    def turn_plan(
+        self,
+        hand: list[int] | np.ndarray,
+        table: list[Meld] | np.ndarray,
+        oblig: int = -1,
+        oblig_new: bool = False,
+    ) -> Plan | None:
+        """:func:`rummy_agents.five_hundred_rum_greedy.turn_plan` in one compiled call."""
+        return self._one(hand, table, oblig, oblig_new, turn=True)
+
+    def _one(
+        self,
+        hand: list[int] | np.ndarray,
+        table: list[Meld] | np.ndarray,
+        oblig: int,
+        oblig_new: bool,
+        turn: bool,
+    ) -> Plan | None:
+        h = np.asarray(hand, np.int64)
+        steps, left = self._steps, self._left
+        fn = plan_turn if turn else plan_best
+        found, pts, n = fn(h, table_array(table), int(oblig), bool(oblig_new), self.values,
+                           self.low_ace, int(self.node_limit), steps, left)  # fmt: skip
+        return _as_plan(pts, steps, n, left) if found else None
+
+    def best_batch(
+        self,
+        hands: np.ndarray,
+        tables: np.ndarray,
+        obligs: np.ndarray | None = None,
+        oblig_new: np.ndarray | None = None,
+        turn: bool = False,
+    ) -> PlanBatch:
+        """Plans of many positions in one compiled call.
+
+        Args:
+            hands: (B, 53) card counts.
+            tables: (B, slots, 6) table melds, each read up to its first empty slot.
+            obligs: (B,) owed card types (-1: none; default none).
+            oblig_new: (B,) the owed card needs a new meld (default False).
+            turn: plan as :func:`~rummy_agents.five_hundred_rum_greedy.turn_plan` (fall back
+                to laying the owed card off).
+        """
+        h = np.ascontiguousarray(hands, np.int64).reshape(-1, NUM_TYPES)
+        b = h.shape[0]
+        t = np.ascontiguousarray(tables, np.int64).reshape(b, -1, 6)
+        ob = np.full(b, -1, np.int64) if obligs is None else np.asarray(obligs, np.int64)
+        on = np.zeros(b, np.bool_) if oblig_new is None else np.asarray(oblig_new, np.bool_)
+        s = max(int(h.sum(axis=1).max(initial=0)), 1)
+        out = PlanBatch(
+            np.zeros(b, np.bool_),
+            np.zeros(b, np.int64),
+            np.zeros(b, np.int64),
+            np.zeros((b, s, 3), np.int64),
+            np.zeros((b, NUM_TYPES), np.int64),
+        )
+        plan_batch(h, t, ob, on, bool(turn), self.values, self.low_ace, int(self.node_limit),
+                   out.found, out.points, out.n_steps, out.steps, out.left)  # fmt: skip
+        return out
+
+
+__all__ = [
+    "STEP_NAMES",
+    "CompiledMeldPlanner",
+    "PlanBatch",
+    "card_values",
+    "plan_batch",
+    "plan_best",
+    "plan_turn",
+    "table_array",
+]
