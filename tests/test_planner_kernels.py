@@ -1,0 +1,278 @@
+"""The compiled meld planner (``rummy_agents.planner_kernels``) against the Python one
+(``five_hundred_rum_greedy.MeldPlanner``): the same plans (points, steps in order, hand left),
+on real table positions of random 500 Rum and Rummy 51 play, on random hands and tables
+(hypothesis), with obligations and node limits that cut the search short, and on stacked
+examples.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rummy_agents.five_hundred_rum_greedy import (
+    MeldPlanner,
+    Plan,
+    obligation,
+    table_melds,
+    turn_plan,
+)
+from rummy_agents.planner_kernels import CompiledMeldPlanner, table_array
+from rummy_env import five_hundred_rum_v1, rummy51_v1
+from rummy_env.core.cards import parse_cards
+
+Position = tuple[list[int], list[list[int]], np.ndarray, int]
+
+
+def counts(text: str) -> list[int]:
+    h = [0] * 53
+    for c in parse_cards(text):
+        h[min(c, 52)] += 1
+    return h
+
+
+def same(a: Plan | None, b: Plan | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return (a.points, a.steps, a.left) == (b.points, b.steps, b.left)
+
+
+@cache
+def planners(v51015: bool, node_limit: int) -> tuple[MeldPlanner, CompiledMeldPlanner]:
+    return MeldPlanner(v51015, node_limit), CompiledMeldPlanner(v51015, node_limit)
+
+
+def engine_table(rec: np.void) -> np.ndarray:
+    """The record's table slots as the (slots, 6) array the kernels read."""
+    fields = ("m_kind", "m_key", "m_lo", "m_hi", "m_nat", "m_jok")
+    return np.stack([np.asarray(rec[f], np.int64) for f in fields], axis=1)
+
+
+@cache
+def real_positions(game: str, n: int = 150, seed: int = 5) -> tuple[Position, ...]:
+    """Positions of random play: (hand, table melds read from the observation, the engine's
+    table slots, obligation), one every few decisions.
+    """
+    mod = five_hundred_rum_v1 if game == "five_hundred_rum" else rummy51_v1
+    rng = np.random.default_rng(seed)
+    out: list[Position] = []
+    env = mod.raw_env(num_players=2)
+    env.reset(seed=seed)
+    while len(out) < n:
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            env.reset(seed=int(rng.integers(1 << 30)))
+            continue
+        obs = env.observe(name)
+        if rng.random() < 0.3:
+            parts = env.layout.split(obs["observation"])
+            hand = [int(v) for v in np.rint(parts["hand"] * 2)]
+            table = table_melds(parts)
+            ob = obligation(parts) if "obligation" in parts else -1
+            out.append((hand, table, engine_table(env.state_record), ob))
+        legal = np.flatnonzero(obs["action_mask"])
+        # lean towards melds and lay-offs, so that tables fill up
+        lay = env.layout
+        places = [a for a in legal if lay.meld_base <= a < lay.discard_base]
+        env.step(int(rng.choice(places if places and rng.random() < 0.7 else legal)))
+    return tuple(out)
+
+
+def table_pool() -> list[list[list[int]]]:
+    return [p[1] for g in ("five_hundred_rum", "rummy51") for p in real_positions(g) if p[1]]
+
+
+# -- strategies ----------------------------------------------------------------------------------
+
+
+@st.composite
+def hands(draw: st.DrawFn) -> list[int]:
+    """2-15 cards from two packs, 0-2 of them jokers, often from a few ranks (more melds)."""
+    n = draw(st.integers(2, 15))
+    jokers = draw(st.integers(0, min(2, n)))
+    lo = draw(st.integers(0, 12))
+    width = draw(st.sampled_from([3, 5, 8, 13]))
+    ranks = [(lo + k) % 13 for k in range(width)]
+    suits = draw(st.sampled_from([(0, 1, 2, 3), (0, 1), (2,)]))
+    pool = [q * 13 + r for q in suits for r in ranks]
+    if 2 * len(pool) < n:
+        pool = list(range(52))
+    h = [0] * 53
+    h[52] = jokers
+    while sum(h) < n:
+        c = draw(st.sampled_from(pool))
+        h[c] += h[c] < 2
+    return h
+
+
+@st.composite
+def melds(draw: st.DrawFn) -> list[int]:
+    """A legal table meld in the engine's layout."""
+    if draw(st.booleans()):
+        r = draw(st.integers(0, 12))
+        nat = draw(st.integers(1, 15))
+        n = bin(nat).count("1")
+        jok = draw(st.integers(max(0, 3 - n), 4 - n))
+        return [1, r, 0, 0, nat, jok]
+    s = draw(st.integers(0, 3))
+    lo = draw(st.integers(0, 11))
+    hi = draw(st.integers(lo + 2, 13 if lo > 0 else 12))
+    window = (1 << (hi + 1)) - (1 << lo)
+    jok = draw(st.integers(0, (1 << 14) - 1)) & window
+    if jok == window:
+        jok &= ~(1 << lo)  # a meld has a natural
+    return [2, s, lo, hi, window & ~jok, jok]
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> list[list[int]]:
+    if draw(st.booleans()):
+        pool = table_pool()
+        return pool[draw(st.integers(0, len(pool) - 1))]
+    return draw(st.lists(melds(), max_size=6))
+
+
+@st.composite
+def obligations(draw: st.DrawFn, hand: list[int]) -> int:
+    held = [c for c in range(53) if hand[c] > 0]
+    return draw(st.sampled_from([-1, *held]))
+
+
+# -- differential tests --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", ["five_hundred_rum", "rummy51"])
+@pytest.mark.parametrize("v51015", [False, True])
+def test_real_positions_plan_the_same(game: str, v51015: bool) -> None:
+    py, cp = planners(v51015, 3000)
+    for hand, table, slots, ob in real_positions(game):
+        for new in (False, True):
+            expect = turn_plan(py, hand, table, ob, new)
+            assert same(turn_plan(cp, hand, table, ob, new), expect), (hand, table, ob, new)
+            assert same(cp.turn_plan(hand, slots, ob, new), expect), (hand, slots, ob, new)
+            assert same(cp.best(hand, table, ob, new), py.best(hand, table, ob, new))
+
+
+def test_real_positions_batched() -> None:
+    """One batched call over the engine's table slots gives each position's plan."""
+    py, cp = planners(False, 3000)
+    pos = real_positions("five_hundred_rum") + real_positions("rummy51")
+    b = len(pos)
+    m = max(p[2].shape[0] for p in pos)
+    slots = np.zeros((b, m, 6), np.int64)
+    for i, p in enumerate(pos):
+        slots[i, : p[2].shape[0]] = p[2]
+    hand = np.array([p[0] for p in pos])
+    obl = np.array([p[3] for p in pos])
+    new = np.arange(b) % 2 == 1
+    for turn in (False, True):
+        out = cp.best_batch(hand, slots, obl, new, turn=turn)
+        for i, (h, table, _, ob) in enumerate(pos):
+            fn = turn_plan if turn else MeldPlanner.best
+            assert same(out.plan(i), fn(py, h, table, ob, bool(new[i]))), i
+            if not out.found[i]:
+                assert out.points[i] == 0 and (out.left[i] == hand[i]).all()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    hand=hands(),
+    table=tables(),
+    v51015=st.booleans(),
+    new=st.booleans(),
+    limit=st.sampled_from([3000, 3000, 200, 25]),
+    data=st.data(),
+)
+def test_random_hands_plan_the_same(
+    hand: list[int],
+    table: list[list[int]],
+    v51015: bool,
+    new: bool,
+    limit: int,
+    data: st.DataObject,
+) -> None:
+    """Equal plans, also where the node limit cuts the search short (the compiled search visits
+    the same nodes in the same order, so it stops at the same node).
+    """
+    ob = data.draw(obligations(hand))
+    py, cp = planners(v51015, limit)
+    assert same(cp.best(hand, table, ob, new), py.best(hand, table, ob, new))
+    assert same(cp.turn_plan(hand, table, ob, new), turn_plan(py, hand, table, ob, new))
+
+
+def test_the_node_limit_cuts_the_same_search() -> None:
+    """A hand whose search takes 10,452 nodes: cut at any limit, the plans found by then are
+    the same (and the limit changes the plan).
+    """
+    hand = counts("8c 9c Jc Qc 8d 9d Qd 7h 8h 9h Th 8s 9s JK JK")
+    points = set()
+    for limit in (1, 2, 5, 17, 60, 300, 3000, 10**6):
+        py, cp = planners(False, limit)
+        expect = py.best(hand, [])
+        assert py._nodes > limit or limit == 10**6
+        assert same(cp.best(hand, []), expect), limit
+        assert same(cp.turn_plan(hand, [], 52, True), turn_plan(py, hand, [], 52, True)), limit
+        points.add(expect.points)
+    assert len(points) > 2
+
+
+def test_batch_of_random_hands_matches_single_calls() -> None:
+    rng = np.random.default_rng(0)
+    b = 200
+    hand = np.zeros((b, 53), np.int64)
+    for i in range(b):
+        for c in rng.choice(54, int(rng.integers(2, 16)), replace=False):
+            hand[i, min(int(c), 52)] += 1
+    _, cp = planners(True, 3000)
+    out = cp.best_batch(hand, np.zeros((b, 0, 6), np.int64))
+    for i in range(b):
+        assert same(out.plan(i), cp.best(hand[i], [])), i
+
+
+# -- stacked examples ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("v51015", [False, True])
+@pytest.mark.parametrize(
+    ("hand", "table", "oblig"),
+    [
+        ("3c 4c 5c 5d 5h 5s", [], ""),  # a run and a group beat the four of a kind
+        ("Ah 2h 3h", [], ""),  # a low ace is worth 1 (5)
+        ("Qh Kh Ah", [], ""),  # a high ace 15
+        ("JK 9h", [[2, 2, 4, 6, (1 << 7) - (1 << 4), 0]], "9h"),  # a joker bridges to the 9
+        ("9h", [[2, 2, 4, 6, (1 << 7) - (1 << 4), 0]], "9h"),  # nothing melds the 9: None
+        ("JK 5c 7c 8c 9c", [], "JK"),  # a joker fills the inner gap of a run
+        ("JK JK 5c", [], "5c"),  # a group of one natural and two jokers
+        ("5c 6c 7c 8c 9c Tc", [[1, 4, 0, 0, 0b0111, 0]], ""),  # a run, the 5 or the group
+        ("JK Kd", [[1, 12, 0, 0, 0b0011, 1]], "Kd"),  # a full group takes no more
+        ("2c 2d 2h 2s 3c 4c", [], "2c"),  # the owed 2 in the run or the group
+        ("Ad Ac Ah 2d 3d Kd Qd", [], ""),
+    ],
+)
+def test_stacked_examples(v51015: bool, hand: str, table: list[list[int]], oblig: str) -> None:
+    h = counts(hand)
+    ob = min(parse_cards(oblig)[0], 52) if oblig else -1
+    py, cp = planners(v51015, 3000)
+    for new in (False, True):
+        assert same(cp.best(h, table, ob, new), py.best(h, table, ob, new))
+        assert same(cp.turn_plan(h, table, ob, new), turn_plan(py, h, table, ob, new))
+
+
+def test_stacked_plans_are_the_documented_ones() -> None:
+    """The plans the Python planner's tests pin (``test_five_hundred_rum_agents``)."""
+    cp = CompiledMeldPlanner()
+    plan = cp.best(counts("3c 4c 5c 5d 5h 5s"), [])
+    assert plan is not None and plan.points == 3 + 4 + 5 + 15 and sum(plan.left) == 0
+    assert cp.best(counts("Ah 2h 3h"), []).points == 6
+    assert CompiledMeldPlanner(v51015=True).best(counts("Ah 2h 3h"), []).points == 15
+    table = [[2, 2, 4, 6, (1 << 7) - (1 << 4), 0]]
+    nine = parse_cards("9h")[0]
+    plan = cp.best(counts("JK 9h"), table, oblig=nine)
+    assert plan is not None and plan.points == 15 + 9
+    assert plan.steps == [("joker", 0, 1), ("layoff", nine, 0)]
+    assert cp.best(counts("9h"), table, oblig=nine) is None
+    assert cp.best(counts("9h"), table_array(table), oblig=nine) is None
