@@ -53,7 +53,7 @@ def engine_table(rec: np.void) -> np.ndarray:
 
 
 @cache
-def real_positions(game: str, n: int = 150, seed: int = 5) -> tuple[Position, ...]:
+def real_positions(game: str, n: int = 100, seed: int = 5) -> tuple[Position, ...]:
     """Positions of random play: (hand, table melds read from the observation, the engine's
     table slots, obligation), one every few decisions.
     """
@@ -178,7 +178,7 @@ def test_real_positions_batched() -> None:
                 assert out.points[i] == 0 and (out.left[i] == hand[i]).all()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     hand=hands(),
     table=tables(),
@@ -200,8 +200,11 @@ def test_random_hands_plan_the_same(
     """
     ob = data.draw(obligations(hand))
     py, cp = planners(v51015, limit)
-    assert same(cp.best(hand, table, ob, new), py.best(hand, table, ob, new))
-    assert same(cp.turn_plan(hand, table, ob, new), turn_plan(py, hand, table, ob, new))
+    expect = py.best(hand, table, ob, new)
+    assert same(cp.best(hand, table, ob, new), expect)
+    if expect is None and new:  # turn_plan's second try
+        expect = py.best(hand, table, ob, False)
+    assert same(cp.turn_plan(hand, table, ob, new), expect)
 
 
 def test_the_node_limit_cuts_the_same_search() -> None:
@@ -276,3 +279,48 @@ def test_stacked_plans_are_the_documented_ones() -> None:
     assert plan.steps == [("joker", 0, 1), ("layoff", nine, 0)]
     assert cp.best(counts("9h"), table, oblig=nine) is None
     assert cp.best(counts("9h"), table_array(table), oblig=nine) is None
+
+
+# -- callers -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [
+        {"num_players": 2},
+        {"num_players": 3, "values_5_10_15": True, "must_meld_discard": True},
+        {"num_players": 4, "num_decks": 2, "deepest_card_new_meld": True, "rummy_call": "full"},
+    ],
+)
+def test_greedy_plays_the_same_with_either_planner(opts: dict) -> None:
+    """``greedy`` (which plans with the compiled planner) makes the same decisions as with
+    the Python planner, over whole hands.
+    """
+    from rummy_agents.base import SeatView
+    from rummy_agents.five_hundred_rum_greedy import FiveHundredRumGreedyAgent
+
+    envs = [five_hundred_rum_v1.raw_env(**opts) for _ in range(2)]
+    seats = [
+        [FiveHundredRumGreedyAgent(seed=q, hold_melds=q % 2 or None) for q in range(4)]
+        for _ in range(2)
+    ]
+    for q in seats[1]:  # the reference
+        q._planners = {v: MeldPlanner(v, 3000) for v in (False, True)}
+    n = 0
+    for seed in range(100):  # whole hands, until 200 decisions
+        for env in envs:
+            env.reset(seed=seed)
+        while not all(envs[0].terminations.values()):
+            name = envs[0].agent_selection
+            q = envs[0].agents.index(name)
+            acts = [
+                seats[k][q].act(env.observe(name), SeatView(env, name))
+                for k, env in enumerate(envs)
+            ]
+            assert acts[0] == acts[1], (seed, n, acts)
+            for env in envs:
+                env.step(acts[0])
+            n += 1
+        if n >= 200:
+            break
+    assert n >= 200

@@ -8,8 +8,6 @@ Card counts are read back from the observation (``hand``, ``known``, ``pile_coun
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 
 from rummy_agents.features.searches import (
@@ -21,8 +19,8 @@ from rummy_agents.features.searches import (
     make_out_work,
     take_gain,
 )
-from rummy_agents.five_hundred_rum_greedy import MeldPlanner, obligation, table_melds, turn_plan
 from rummy_agents.joker_rollouts import closeness, greedy_discard_score, melds_with_hand
+from rummy_agents.planner_kernels import MAX_HAND, STEP_MELD, card_values, plan_best
 from rummy_env.core.jit import kernel
 from rummy_env.core.jmelds import JOKER, NUM_TEMPLATES
 from rummy_env.encodings import five_hundred_rum as E500
@@ -277,9 +275,70 @@ def discard_planes(obs, out, fit, melded, offs, offs2, o_counts, vals):
                     out[i, 52 + c] = 1.0 + max(min((score[c] - best_left) / 10.0, 0.0), -1.0)
 
 
-@cache
-def _planner() -> MeldPlanner:
-    return MeldPlanner(False)  # the default card values, as FIVE_HUNDRED_RUM_VALUES
+PLAN_NODE_LIMIT = 3000  # greedy's planner (MeldPlanner's default)
+PLAN_VALUES = card_values(False)  # greedy's default card values, as FIVE_HUNDRED_RUM_VALUES
+
+
+@kernel
+def plan_melds(obs, out, rows, offs, o_oblig, m, vals, low_ace, node_limit):
+    """1 at each new meld of ``greedy``'s plan in ``out[i, :685]`` for each row ``i`` of
+    ``rows``: :func:`rummy_agents.planner_kernels.plan_best` of the hand, the table and the
+    obligation read as ``five_hundred_rum_greedy`` reads them (``table_melds``,
+    ``obligation``). ``offs``: offsets of :data:`CARD_PIECES`; ``o_oblig``: of ``obligation``.
+    """
+    o_hand, _, _, o_kind, o_cards, o_jok, o_ends = offs
+    hand = np.zeros(53, np.int64)
+    table = np.zeros((m, 6), np.int64)
+    steps = np.empty((MAX_HAND, 3), np.int64)
+    left = np.empty(53, np.int64)
+    for i in rows:
+        for c in range(53):
+            hand[c] = int(obs[i, o_hand + c] * 2.0 + 0.5)
+        ob = 0
+        for c in range(53):  # the first largest entry, if it is set
+            if obs[i, o_oblig + c] > obs[i, o_oblig + ob]:
+                ob = c
+        if not obs[i, o_oblig + ob] > 0.5:
+            ob = -1
+        n = 0  # the occupied slots, which come first
+        for j in range(m):
+            if obs[i, o_kind + 2 * j] + obs[i, o_kind + 2 * j + 1] > 0.5:
+                n += 1
+        for j in range(m):
+            for f in range(6):
+                table[j, f] = 0
+        for j in range(n):
+            base = o_cards + 52 * j
+            first = -1
+            nat = 0
+            for c in range(52):
+                if obs[i, base + c] > 0.5:
+                    if first < 0:
+                        first = c
+                    nat += 1 << (c // 13)
+            if obs[i, o_kind + 2 * j] > 0.5:
+                table[j, 0] = 1
+                table[j, 1] = first % 13
+                table[j, 4] = nat
+                table[j, 5] = int(obs[i, o_jok + 14 * j] * 4.0 + 0.5)
+            else:
+                lo = int(obs[i, o_ends + 2 * j] * 13.0 + 0.5)
+                hi = int(obs[i, o_ends + 2 * j + 1] * 13.0 + 0.5)
+                jok = 0
+                for pos in range(14):
+                    if obs[i, o_jok + 14 * j + pos] > 0.5:
+                        jok |= 1 << pos
+                table[j, 0] = 2
+                table[j, 1] = first // 13
+                table[j, 2] = lo
+                table[j, 3] = hi
+                table[j, 4] = ((1 << (hi + 1)) - (1 << lo)) & ~jok
+                table[j, 5] = jok
+        found, _, ns = plan_best(hand, table, ob, False, vals, low_ace, node_limit, steps, left)
+        if found:
+            for q in range(ns):
+                if steps[q, 0] == STEP_MELD:
+                    out[i, steps[q, 1]] = 1.0
 
 
 def plan_block(obs: np.ndarray, out: np.ndarray, layout: E500.Layout) -> None:
@@ -288,7 +347,8 @@ def plan_block(obs: np.ndarray, out: np.ndarray, layout: E500.Layout) -> None:
     (:func:`rummy_agents.five_hundred_rum_greedy.turn_plan`: the most points melded, lay-offs onto
     the table
     counted; the card owed to a meld melded) in ``out[:, :685]``; in every phase but the hand's
-    end a one-hot of the fewest cards an opponent holds in ``out[:, 685:]``.
+    end a one-hot of the fewest cards an opponent holds in ``out[:, 685:]``. The plans are the
+    compiled planner's (:mod:`rummy_agents.planner_kernels`: the same plans).
     """
     out[:] = 0.0
     phase = obs[:, layout.offset("phase") : layout.offset("phase") + PH_OVER] > 0.5
@@ -296,10 +356,8 @@ def plan_block(obs: np.ndarray, out: np.ndarray, layout: E500.Layout) -> None:
     short = np.rint(obs[:, o + 1 : o + layout.num_players] * 13).min(axis=1).astype(np.int64)
     rows = np.flatnonzero(phase.any(axis=1))
     out[rows, NUM_TEMPLATES + np.minimum(short[rows], SHORTEST_BINS - 1)] = 1.0
-    for i in np.flatnonzero(phase[:, PH_PLAY] | phase[:, PH_CALL_LAYOFF]):
-        parts = layout.split(obs[i])
-        hand = [int(v) for v in np.rint(parts["hand"] * 2)]
-        plan = turn_plan(_planner(), hand, table_melds(parts), obligation(parts))
-        for kind, t, _ in plan.steps if plan is not None else ():
-            if kind == "meld":
-                out[i, t] = 1.0
+    plays = np.flatnonzero(phase[:, PH_PLAY] | phase[:, PH_CALL_LAYOFF])
+    if plays.size:
+        offs = np.array([layout.offset(n) for n in CARD_PIECES], np.int64)
+        plan_melds(obs, out, plays, offs, layout.offset("obligation"), layout.max_melds,
+                   PLAN_VALUES, 1, PLAN_NODE_LIMIT)  # fmt: skip
