@@ -324,3 +324,52 @@ def test_greedy_plays_the_same_with_either_planner(opts: dict) -> None:
         if n >= 200:
             break
     assert n >= 200
+
+
+def python_plan_block(obs: np.ndarray, layout: object) -> np.ndarray:
+    """The features' plan melds as they were computed with the Python planner."""
+    from rummy_agents.features.joker_cards import PLAN_BLOCK
+    from rummy_env.encodings.five_hundred_rum import PH_CALL_LAYOFF, PH_PLAY
+
+    out = np.zeros((obs.shape[0], PLAN_BLOCK), np.float32)
+    py, _ = planners(False, 3000)
+    for i in range(obs.shape[0]):
+        parts = layout.split(obs[i])
+        if parts["phase"][PH_PLAY] < 0.5 and parts["phase"][PH_CALL_LAYOFF] < 0.5:
+            continue
+        hand = [int(v) for v in np.rint(parts["hand"] * 2)]
+        plan = turn_plan(py, hand, table_melds(parts), obligation(parts))
+        for kind, t, _ in plan.steps if plan is not None else ():
+            if kind == "meld":
+                out[i, t] = 1.0
+    return out
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_plan_features_are_the_python_planners(num_players: int) -> None:
+    """``joker_cards.plan_block`` (a kernel reading the observation) writes the melds of the
+    Python planner's plans, on positions of heuristic and random play.
+    """
+    import rummy_env
+    from rummy_agents.features import joker_cards as J
+    from rummy_agents.heuristic import HeuristicAgent
+    from rummy_env.encodings.five_hundred_rum import Layout
+
+    lay = Layout(num_players, 54)
+    venv = rummy_env.make_vec("five_hundred_rum", 32, seed=3, num_players=num_players)
+    obs, _ = venv.reset()
+    agent = HeuristicAgent(seed=0)
+    rng = np.random.default_rng(0)
+    planned = 0
+    for _ in range(25):
+        x = np.ascontiguousarray(obs["observation"], np.float32)
+        out = np.zeros((x.shape[0], J.PLAN_BLOCK), np.float32)
+        J.plan_block(x, out, lay)
+        expect = python_plan_block(x, lay)
+        np.testing.assert_array_equal(out[:, : J.NUM_TEMPLATES], expect[:, : J.NUM_TEMPLATES])
+        planned += int(expect.any(axis=1).sum())
+        a = agent.act_game(venv.game)
+        for i in np.flatnonzero(rng.random(32) < 0.3):
+            a[i] = rng.choice(np.flatnonzero(obs["action_mask"][i]))
+        obs, *_ = venv.step(a)
+    assert planned > 50
