@@ -33,6 +33,7 @@ import numpy as np
 from rummy_agents.five_hundred_rum_greedy import Meld, Plan, card_value
 from rummy_env.core.jit import kernel
 from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
+from rummy_env.rules.rummy51.kernels import TPL_VAL
 
 JOKER = 52
 NUM_TYPES = 53
@@ -62,6 +63,12 @@ def _template_ids() -> tuple[np.ndarray, np.ndarray]:
 
 GROUP_ID, RUN_ID = _template_ids()
 """Template id of a group by (rank, suit mask, jokers) and of a run by (suit, lo, hi)."""
+PENALTY51 = np.array(
+    [11 if c % 13 == 0 else min(c % 13 + 1, 10) for c in range(52)] + [25], np.int64
+)
+"""Rummy 51: penalty of each card type left in hand (``rummy51_greedy.PENALTY``)."""
+TPL_VAL51 = np.asarray(TPL_VAL, np.int64)
+"""Rummy 51: opening points of each template (``rummy51_greedy.meld_points``)."""
 
 
 def card_values(v51015: bool) -> np.ndarray:
@@ -516,6 +523,223 @@ def plan_batch(hands, tables, obligs, oblig_new, turn, vals, low_ace, node_limit
                 left[b, x] = hands[b, x]
 
 
+# -- Rummy 51 ------------------------------------------------------------------------------------
+
+
+@kernel
+def discardable(left, hand0, taken):
+    """Does ``left`` hold a card the player may discard (not the card ``taken`` from the pile
+    this turn, unless it was melded or another copy is held)?
+    """
+    free = taken < 0 or left[taken] < hand0[taken]
+    for x in range(NUM_TYPES):
+        if left[x] > 0 and (x != taken or free or left[x] >= 2):
+            return True
+    return False
+
+
+@kernel
+def lay_off51(melds, nm, left, steps, ns, removed, hand0, taken):
+    """``Rummy51Planner._lay_off``: the lay-off pass keeping a card to discard; returns
+    (penalty removed, steps).
+    """
+    changed = True
+    while changed:
+        changed = False
+        for c in range(52):
+            while left[c] > 0:
+                k = 0
+                while k < nm and fit_natural(melds, k, c) < 0:
+                    k += 1
+                if k == nm:
+                    break
+                left[c] -= 1
+                if not discardable(left, hand0, taken):
+                    left[c] += 1
+                    break
+                place(melds, k, c, fit_natural(melds, k, c))
+                removed += PENALTY51[c]
+                steps[ns, 0] = STEP_LAYOFF
+                steps[ns, 1] = c
+                steps[ns, 2] = k
+                ns += 1
+                changed = True
+        if left[JOKER] > 0:
+            k, e, pos = joker_spot(melds, nm, left)
+            if k >= 0:
+                left[JOKER] -= 1
+                if not discardable(left, hand0, taken):
+                    left[JOKER] += 1
+                    continue
+                place(melds, k, JOKER, pos)
+                removed += PENALTY51[JOKER]
+                steps[ns, 0] = STEP_JOKER
+                steps[ns, 1] = k
+                steps[ns, 2] = e
+                ns += 1
+                changed = True
+    return removed, ns
+
+
+@kernel
+def plan_best51(hand, table, opened, need, must_open, oblig, taken, layoffs, node_limit,
+                out_steps, out_left):  # fmt: skip
+    """``Rummy51Planner.best`` of one position: the plan removing the most penalty.
+
+    The same frame stack as :func:`plan_best`, with Rummy 51's search: no bound (every node
+    until ``node_limit``), the meld holding the owed card ``oblig`` laid first, leaves valid
+    only when the new melds reach ``need`` opening points (unless there are none), with a
+    meld under ``must_open``, and with a card left to discard; lay-offs (``layoffs``) only once
+    ``opened`` or when the plan has new melds.
+
+    Returns:
+        (found, penalty removed, steps), as :func:`plan_best`.
+    """
+    n_table = table_size(table)
+    need = 0 if opened else need
+    avail = np.zeros(NUM_TYPES, np.int64)
+    skipped = np.zeros(NUM_TYPES, np.int64)
+    total = 0
+    naturals = 0
+    for x in range(NUM_TYPES):
+        avail[x] = hand[x]
+        total += hand[x]
+        if x < JOKER:
+            naturals += hand[x]
+    if out_steps.shape[0] < total:
+        raise ValueError("out_steps has fewer rows than the hand has cards")
+    cap = naturals + 1
+    fr_c = np.empty(cap, np.int64)
+    fr_start = np.empty(cap, np.int64)
+    fr_n = np.empty(cap, np.int64)
+    fr_i = np.empty(cap, np.int64)
+    fr_removed = np.empty(cap, np.int64)
+    fr_pts = np.empty(cap, np.int64)
+    fr_sat = np.empty(cap, np.bool_)
+    tb = np.empty((cap * MAX_TEMPLATES, TPL_FIELDS), np.int64)
+    new = np.empty((cap, 6), np.int64)
+    new_t = np.empty(cap, np.int64)
+    melds = np.empty((n_table + cap, 6), np.int64)
+    left = np.empty(NUM_TYPES, np.int64)
+    steps = np.empty((total + 1, 3), np.int64)
+    vals = np.zeros(NUM_TYPES, np.int64)  # the templates' points are not used here
+    nodes = 0
+    depth = 0
+    n_new = 0
+    front = -1  # the new meld holding the owed card: laid first (-1: none on the path)
+    found = False
+    best = 0
+    best_n = 0
+    call = True
+    call_removed = 0
+    call_pts = 0
+    call_sat = oblig < 0
+    call_from = 0
+    while True:
+        if call:
+            call = False
+            nodes += 1
+            c = call_from
+            while c < JOKER and avail[c] == 0:
+                c += 1
+            if c == JOKER or nodes > node_limit:
+                ok = call_sat and not (n_new > 0 and call_pts < need)
+                ok = ok and not (must_open and n_new == 0)
+                if ok:
+                    for x in range(NUM_TYPES):
+                        left[x] = avail[x] + skipped[x]
+                    ok = discardable(left, hand, taken)
+                if ok:
+                    ns = 0
+                    for q in range(-1, n_new):  # the front meld, then the others in order
+                        if (q < 0 and front < 0) or (q >= 0 and q == front):
+                            continue
+                        g = front if q < 0 else q
+                        for f in range(6):
+                            melds[n_table + ns, f] = new[g, f]
+                        steps[ns, 0] = STEP_MELD
+                        steps[ns, 1] = new_t[g]
+                        steps[ns, 2] = 0
+                        ns += 1
+                    removed = call_removed
+                    if layoffs and (opened or n_new > 0):
+                        for k in range(n_table):
+                            for f in range(6):
+                                melds[k, f] = table[k, f]
+                        removed, ns = lay_off51(melds, n_table + n_new, left, steps, ns,
+                                                removed, hand, taken)  # fmt: skip
+                    if not found or removed > best:
+                        found = True
+                        best = removed
+                        for q in range(ns):
+                            for f in range(3):
+                                out_steps[q, f] = steps[q, f]
+                        for x in range(NUM_TYPES):
+                            out_left[x] = left[x]
+                        best_n = ns
+            else:
+                start = 0 if depth == 0 else fr_start[depth - 1] + fr_n[depth - 1]
+                fr_n[depth] = node_templates(c, avail, skipped, tb, start, vals, 0)
+                fr_c[depth] = c
+                fr_start[depth] = start
+                fr_i[depth] = 0
+                fr_removed[depth] = call_removed
+                fr_pts[depth] = call_pts
+                fr_sat[depth] = call_sat
+                depth += 1
+        if depth == 0:
+            break
+        f = depth - 1
+        c = fr_c[f]
+        i = fr_i[f]
+        n = fr_n[f]
+        if i > 0:
+            if i - 1 < n:
+                take_template(tb, fr_start[f] + i - 1, avail, 1, oblig)
+                n_new -= 1
+                if front == n_new:
+                    front = -1
+            else:
+                skipped[c] -= 1
+                avail[c] += 1
+                depth -= 1
+                continue
+        fr_i[f] = i + 1
+        if i < n:
+            row = fr_start[f] + i
+            hit = take_template(tb, row, avail, -1, oblig)
+            for q in range(6):
+                new[n_new, q] = tb[row, 4 + q]
+            t = tb[row, 0]
+            new_t[n_new] = t
+            if hit and not fr_sat[f]:
+                front = n_new
+            n_new += 1
+            gain = PENALTY51[JOKER] * tb[row, 1]
+            key = tb[row, 5]
+            nat = tb[row, 8]
+            if tb[row, 4] == 1:
+                for q in range(4):
+                    if nat >> q & 1:
+                        gain += PENALTY51[q * 13 + key]
+            else:
+                for pos in range(tb[row, 6], tb[row, 7] + 1):
+                    if nat >> pos & 1:
+                        gain += PENALTY51[_pos_card(key, pos)]
+            call_removed = fr_removed[f] + gain
+            call_pts = fr_pts[f] + TPL_VAL51[t]
+            call_sat = fr_sat[f] or hit
+        else:
+            avail[c] -= 1
+            skipped[c] += 1
+            call_removed = fr_removed[f]
+            call_pts = fr_pts[f]
+            call_sat = fr_sat[f]
+        call = True
+        call_from = c
+    return found, best, best_n
+
+
 # -- Python interface ----------------------------------------------------------------------------
 
 
@@ -647,13 +871,50 @@ class CompiledMeldPlanner:
         return out
 
 
+class CompiledRummy51Planner:
+    """:class:`~rummy_agents.rummy51_greedy.Rummy51Planner` compiled (:func:`plan_best51`): the
+    same plans, with the same ``best`` and ``node_limit``.
+
+    Args:
+        node_limit: search nodes per plan before the best plan so far is returned.
+    """
+
+    def __init__(self, node_limit: int = 3000) -> None:
+        self.node_limit = node_limit
+        self._steps = np.empty((MAX_HAND, 3), np.int64)
+        self._left = np.empty(NUM_TYPES, np.int64)
+
+    def best(
+        self,
+        hand: list[int] | np.ndarray,
+        table: list[Meld] | np.ndarray,
+        *,
+        opened: bool,
+        need: int = 0,
+        must_open: bool = False,
+        oblig: int = -1,
+        taken: int = -1,
+        layoffs: bool = True,
+    ) -> Plan | None:
+        """The plan removing the most penalty, or ``None`` when no plan is valid (arguments as
+        :meth:`Rummy51Planner.best <rummy_agents.rummy51_greedy.Rummy51Planner.best>`).
+        """
+        steps, left = self._steps, self._left
+        found, pts, n = plan_best51(np.asarray(hand, np.int64), table_array(table), bool(opened),
+                                    int(need), bool(must_open), int(oblig), int(taken),
+                                    bool(layoffs), int(self.node_limit), steps, left)  # fmt: skip
+        return _as_plan(pts, steps, n, left) if found else None
+
+
 __all__ = [
     "STEP_NAMES",
     "CompiledMeldPlanner",
+    "CompiledRummy51Planner",
     "PlanBatch",
     "card_values",
     "plan_batch",
     "plan_best",
+    "plan_best51",
     "plan_turn",
     "table_array",
 ]

@@ -21,7 +21,9 @@ from the pile, unless another copy is held), lays off only once the player has o
 plan's new melds reach the opening, and before the opening a plan with any meld is valid only
 if its new melds bring the turn's opening points to ``opening_threshold`` (with the taken
 discard in one of them under ``discard_draw_requires_opening``). The *free arrangement* is the
-same search with new melds only and no threshold: the melds the hand holds.
+same search with new melds only and no threshold: the melds the hand holds. The agent runs
+this search compiled (:class:`rummy_agents.planner_kernels.CompiledRummy51Planner`: the same
+plans); :class:`Rummy51Planner` is the reference it is tested against.
 
 Its rules, by phase:
 
@@ -97,6 +99,7 @@ from rummy_agents.five_hundred_rum_greedy import (
     fit_natural,
     table_melds,
 )
+from rummy_agents.planner_kernels import CompiledRummy51Planner
 from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.encodings import rummy51 as E
 from rummy_env.rules.rummy51.kernels import TPL_VAL
@@ -425,7 +428,8 @@ class Rummy51GreedyAgent:
             if k is not None and (isinstance(k, bool) or int(k) < 0):
                 raise ValueError(f"{key} must be None or a count >= 0, got {k!r}")
         self.rng = np.random.default_rng(seed)
-        self.planner = Rummy51Planner(node_limit)
+        # compiled: Rummy51Planner's plans (tests/test_planner_kernels.py), much faster
+        self.planner: Rummy51Planner | CompiledRummy51Planner = CompiledRummy51Planner(node_limit)
         self.take_gain = take_gain
         self.near_order = bool(near_order)
         self.joker_layoff = joker_layoff

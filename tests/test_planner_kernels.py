@@ -178,7 +178,7 @@ def test_real_positions_batched() -> None:
                 assert out.points[i] == 0 and (out.left[i] == hand[i]).all()
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     hand=hands(),
     table=tables(),
@@ -373,3 +373,118 @@ def test_plan_features_are_the_python_planners(num_players: int) -> None:
             a[i] = rng.choice(np.flatnonzero(obs["action_mask"][i]))
         obs, *_ = venv.step(a)
     assert planned > 50
+
+
+# -- Rummy 51 --------------------------------------------------------------------------------------
+
+
+@st.composite
+def rummy51_args(draw: st.DrawFn, hand: list[int]) -> dict:
+    """``Rummy51Planner.best``'s keyword arguments, as the agent's calls vary them."""
+    held = [-1, *(c for c in range(53) if hand[c] > 0)]
+    return {
+        "opened": draw(st.booleans()),
+        "need": draw(st.sampled_from([0, 1, 20, 40, 51, 80])),
+        "must_open": draw(st.booleans()),
+        "oblig": draw(st.sampled_from(held)),
+        "taken": draw(st.sampled_from(held)),
+        "layoffs": draw(st.booleans()),
+    }
+
+
+@cache
+def planners51(node_limit: int) -> tuple[object, object]:
+    from rummy_agents.planner_kernels import CompiledRummy51Planner
+    from rummy_agents.rummy51_greedy import Rummy51Planner
+
+    return Rummy51Planner(node_limit), CompiledRummy51Planner(node_limit)
+
+
+def test_rummy51_tables_are_the_agents() -> None:
+    from rummy_agents.planner_kernels import PENALTY51, TPL_VAL51
+    from rummy_agents.rummy51_greedy import PENALTY, meld_points
+
+    assert PENALTY51.tolist() == PENALTY
+    assert TPL_VAL51.tolist() == [meld_points(t) for t in range(TPL_VAL51.shape[0])]
+
+
+@pytest.mark.parametrize("game", ["rummy51", "five_hundred_rum"])
+def test_rummy51_real_positions_plan_the_same(game: str) -> None:
+    rng = np.random.default_rng(7)
+    py, cp = planners51(3000)
+    for hand, table, slots, ob in real_positions(game):
+        held = [c for c in range(53) if hand[c] > 0]
+        for _ in range(3):
+            kw = {
+                "opened": bool(rng.random() < 0.5),
+                "need": int(rng.choice([0, 30, 51])),
+                "must_open": bool(rng.random() < 0.3),
+                "oblig": ob if ob >= 0 or rng.random() < 0.7 else int(rng.choice(held)),
+                "taken": int(rng.choice(held)) if rng.random() < 0.5 else -1,
+                "layoffs": bool(rng.random() < 0.8),
+            }
+            expect = py.best(hand, table, **kw)
+            assert same(cp.best(hand, table, **kw), expect), (hand, table, kw)
+            assert same(cp.best(hand, slots, **kw), expect), (hand, slots, kw)
+        # the free arrangement, as the agent asks for it
+        free = py.best(hand, [], opened=False, layoffs=False)
+        assert same(cp.best(hand, [], opened=False, layoffs=False), free)
+
+
+@settings(max_examples=75, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hand=hands(), table=tables(), limit=st.sampled_from([3000, 3000, 100]), data=st.data())
+def test_rummy51_random_hands_plan_the_same(
+    hand: list[int], table: list[list[int]], limit: int, data: st.DataObject
+) -> None:
+    kw = data.draw(rummy51_args(hand))
+    py, cp = planners51(limit)
+    assert same(cp.best(hand, table, **kw), py.best(hand, table, **kw))
+
+
+def test_rummy51_node_limit_cuts_the_same_search() -> None:
+    hand = counts("8c 9c Jc Qc 8d 9d Qd 7h 8h 9h Th 8s 9s JK JK")
+    for limit in (1, 3, 40, 500, 3000):
+        py, cp = planners51(limit)
+        for kw in ({"opened": True}, {"opened": False, "need": 51, "oblig": 52, "taken": 52}):
+            expect = py.best(hand, [], **kw)
+            assert py._nodes > limit
+            assert same(cp.best(hand, [], **kw), expect), (limit, kw)
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [{"num_players": 2}, {"num_players": 3, "discard_draw_requires_opening": True}],
+)
+def test_rummy51_greedy_plays_the_same_with_either_planner(opts: dict) -> None:
+    """``greedy`` and ``greedy_plus``-like seats (compiled planner) make the same decisions as
+    with the Python planner, over whole hands.
+    """
+    from rummy_agents.base import SeatView
+    from rummy_agents.rummy51_greedy import Rummy51GreedyAgent, Rummy51Planner
+
+    def seats() -> list[Rummy51GreedyAgent]:
+        plus = {"take_gain": "any", "near_order": True, "joker_layoff": "out", "hold_melds": 3}
+        return [Rummy51GreedyAgent(seed=q, **(plus if q % 2 else {})) for q in range(3)]
+
+    envs = [rummy51_v1.raw_env(**opts) for _ in range(2)]
+    agents = [seats(), seats()]
+    for a in agents[1]:  # the reference
+        a.planner = Rummy51Planner(3000)
+    n = 0
+    for seed in range(100):  # whole hands, until 200 decisions
+        for env in envs:
+            env.reset(seed=seed)
+        while not all(envs[0].terminations.values()) and n < 2000:
+            name = envs[0].agent_selection
+            q = envs[0].agents.index(name)
+            acts = [
+                agents[k][q].act(env.observe(name), SeatView(env, name))
+                for k, env in enumerate(envs)
+            ]
+            assert acts[0] == acts[1], (seed, n, acts)
+            for env in envs:
+                env.step(acts[0])
+            n += 1
+        if n >= 200:
+            break
+    assert n >= 200
