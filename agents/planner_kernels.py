@@ -21,6 +21,11 @@ key = rank, naturals = suit mask, jokers = count; kind 2 run: key = suit, lo..hi
 (:data:`STEP_MELD` ``(t, 0)``, :data:`STEP_LAYOFF` ``(card, slot)``, :data:`STEP_JOKER`
 ``(slot, end)``) and the 53 counts the plan leaves in hand.
 :class:`CompiledMeldPlanner` wraps it with the Python planner's interface.
+
+Rummy 51: :func:`plan_best51` and :class:`CompiledRummy51Planner` do the same for
+:class:`rummy_agents.rummy51_greedy.Rummy51Planner` (its search has no bound, lays the meld
+holding the owed card first, and its leaves check the opening threshold and keep a card to
+discard).
 """
 
 from __future__ import annotations

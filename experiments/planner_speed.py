@@ -13,7 +13,9 @@ Measured (each a median over ``--repeats`` runs, the runs of the two planners in
 - ``greedy``'s decisions/s in self-play, with either planner (the same decisions);
 - the ``joker_cards_planner`` features' positions/s on observations of heuristic and random
   play (the ``plan`` block alone, and the whole feature set), with the plan melds computed by
-  the Python planner (as before) or by the kernel.
+  the Python planner (as before) or by the kernel;
+- Rummy 51: ``Rummy51Planner.best`` against ``CompiledRummy51Planner.best`` on the play
+  positions of ``greedy`` self-play (as the agent plans them), and ``greedy``'s decisions/s.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -38,9 +41,11 @@ from rummy_agents.five_hundred_rum_greedy import (
     turn_plan,
 )
 from rummy_agents.heuristic import HeuristicAgent
-from rummy_agents.planner_kernels import CompiledMeldPlanner
-from rummy_env import five_hundred_rum_v1
+from rummy_agents.planner_kernels import CompiledMeldPlanner, CompiledRummy51Planner
+from rummy_agents.rummy51_greedy import Rummy51GreedyAgent, Rummy51Planner
+from rummy_env import five_hundred_rum_v1, rummy51_v1
 from rummy_env.encodings import five_hundred_rum as E
+from rummy_env.encodings import rummy51 as E51
 
 Position = tuple[list[int], list[Meld], int]
 
@@ -102,9 +107,44 @@ def planner_rates(label: str, pos: list[Position], reps: int) -> None:
     print(f"  CompiledMeldPlanner.best_batch  {median_rate(t_batch, len(pos))}")
 
 
-def greedy_decisions(agents: list[FiveHundredRumGreedyAgent], n: int) -> float:
+def rummy51_positions(n: int, seed: int = 0) -> list[tuple[list[int], list[Meld], dict]]:
+    """Play-phase plans of 2-player Rummy 51 greedy self-play: (hand, table, keyword
+    arguments of ``Rummy51Planner.best``) as the agent asks for them.
+    """
+    env = rummy51_v1.raw_env()
+    agents = [Rummy51GreedyAgent(seed=q) for q in range(2)]
+    out: list[tuple[list[int], list[Meld], dict]] = []
+    deal = seed
+    env.reset(seed=deal)
+    while len(out) < n:
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            deal += 1
+            env.reset(seed=deal)
+            continue
+        obs = env.observe(name)
+        parts = env.layout.split(obs["observation"])
+        if int(np.argmax(parts["phase"])) == E51.PH_PLAY:
+            opened = bool(parts["opened"][0] > 0.5)
+            laid = 0 if opened else int(round(float(parts["opening_points"][0]) * 51))
+            ob = parts["obligation"]
+            tk = parts["taken_single"]
+            kw = {
+                "opened": opened,
+                "need": 51 - laid,
+                "must_open": laid > 0 or ob.max() > 0.5,
+                "oblig": int(np.argmax(ob)) if ob.max() > 0.5 else -1,
+                "taken": int(np.argmax(tk)) if tk.max() > 0.5 else -1,
+            }
+            hand = [int(v) for v in np.rint(parts["hand"] * 2)]
+            out.append((hand, table_melds(parts), kw))
+        env.step(agents[env.agents.index(name)].act(obs, SeatView(env, name)))
+    return out
+
+
+def greedy_decisions(agents: list[Any], n: int, env_module: Any = five_hundred_rum_v1) -> float:
     """Seconds ``agents`` spend in ``act`` over ``n`` decisions of self-play (deals 0, 1, ...)."""
-    env = five_hundred_rum_v1.raw_env()
+    env = env_module.raw_env()
     deal = 0
     env.reset(seed=deal)
     spent = 0.0
@@ -217,6 +257,29 @@ def main() -> None:
     print(f"  plan block, kernel              {median_rate(t_bcp, x.shape[0])}")
     print(f"  joker_cards_planner, MeldPlanner {median_rate(t_fpy, x.shape[0])}")
     print(f"  joker_cards_planner, kernel     {median_rate(t_fcp, x.shape[0])}")
+
+    pos51 = rummy51_positions(args.positions)
+    py51, cp51 = Rummy51Planner(), CompiledRummy51Planner()
+    cp51.best(pos51[0][0], pos51[0][1], **pos51[0][2])
+    t_py, t_cp = [], []
+    for _ in range(reps):
+        t_py.append(timed(lambda: [py51.best(h, t, **kw) for h, t, kw in pos51]))
+        t_cp.append(timed(lambda: [cp51.best(h, t, **kw) for h, t, kw in pos51]))
+    print(f"Rummy 51 planner, {len(pos51)} play positions of greedy self-play (positions/s):")
+    print(f"  Rummy51Planner.best             {median_rate(t_py, len(pos51))}")
+    print(f"  CompiledRummy51Planner.best     {median_rate(t_cp, len(pos51))}")
+    t_gpy, t_gcp = [], []
+    for _ in range(reps):
+        ref = [Rummy51GreedyAgent(seed=q) for q in range(2)]
+        for a in ref:
+            a.planner = Rummy51Planner()
+        t_gpy.append(greedy_decisions(ref, n, rummy51_v1))
+        t_gcp.append(
+            greedy_decisions([Rummy51GreedyAgent(seed=q) for q in range(2)], n, rummy51_v1)
+        )
+    print(f"Rummy 51 greedy self-play, {n} decisions (decisions/s):")
+    print(f"  with Rummy51Planner             {median_rate(t_gpy, n)}")
+    print(f"  with CompiledRummy51Planner     {median_rate(t_gcp, n)}")
 
 
 if __name__ == "__main__":
