@@ -7,8 +7,9 @@ in lock-step (an action legal in both). As long as every public part of the two 
 equal (everything but the other players' cards, the stock order and what is derived from them),
 the observer must get identical observations, masks, rewards and infos, through the AEC env and
 through the vector env, ``sample_worlds`` for the observer with the same seed must return
-the very same worlds, and the picture of the table in the observer's view must be the same. The run stops at the first public difference (the observer saw a card
-that differs, or the hand ended and revealed the hands).
+the very same worlds, and the picture of the table in the observer's view must be the same.
+The run stops at the first public difference (the observer saw a card that differs, or the hand
+ended and revealed the hands).
 
 Every game, several player counts, deck counts and options.
 """
