@@ -268,6 +268,8 @@ def test_ppo_selfplay_compiled_heuristic(tmp_path) -> None:
     assert [r["round"] for r in rows] == ["0"] and 0.0 <= float(rows[0]["new_agreement"]) <= 1.0
     with pytest.raises(ValueError, match=r"another network: hidden=16 \(run: 32\)"):
         _run("experiments/ppo_selfplay.py", *more, "--hidden", "32", "--out", str(out / "z"))
+    with pytest.raises(ValueError, match="--eval-games must be an integer >= 1, got 0"):
+        _run("experiments/ppo_selfplay.py", *more, "--eval-games", "0")
     with pytest.raises(ValueError, match="--init-agent nowhere.pt: no such file"):
         _run("experiments/ppo_selfplay.py", *more, "--init-agent", "nowhere.pt")
     with pytest.raises(ValueError, match="--imitate-samples"):

@@ -187,18 +187,33 @@ def resume_config(cfg: Config, resume: str | None) -> tuple[Config, dict[str, An
     return Config(**{**state["config"], **given}), state
 
 
+# (field, lowest value) of the counts finalize checks
+_COUNTS = (
+    ("total_steps", 1), ("num_envs", 1), ("num_steps", 1), ("pool_size", 1), ("pool_every", 1),
+    ("teacher_samples", 1), ("hidden", 1), ("layers", 1), ("card_head", 0),
+    ("update_epochs", 1), ("num_minibatches", 1), ("eval_every", 0), ("eval_games", 1),
+    ("checkpoint_every", 1), ("torch_threads", 1), ("numba_threads", 1),
+)  # fmt: skip
+
+
 def finalize(cfg: Config) -> Config:
     """Fill the per-game defaults and check the flags that go together.
 
     Raises:
-        ValueError: for cloning or DAgger flags without what they need, or a missing
-            ``--init-agent`` file.
+        ValueError: for a count below its lowest value (``--eval-games 0``), cloning or DAgger
+            flags without what they need, or a missing ``--init-agent`` file.
     """
     cfg.options = {**DEFAULT_OPTIONS.get(cfg.game, {}), **cfg.options}
     cfg.features = cfg.features or default_features(cfg.game)
     cfg.baseline = cfg.baseline or baseline_name(cfg.game)
     cfg.eval_baseline = cfg.eval_baseline or cfg.baseline
     cfg.out = cfg.out or f"runs/ppo_{cfg.game}"
+    # counts named by their flag, checked before anything runs (a 0 used to fail deep inside)
+    for name, low in _COUNTS:
+        value = getattr(cfg, name)
+        if value < low:
+            flag = "--" + name.replace("_", "-")
+            raise ValueError(f"{flag} must be an integer >= {low}, got {value}")
     if cfg.imitate_samples < 0 or cfg.imitate_epochs < 1:
         raise ValueError("--imitate-samples must be >= 0 and --imitate-epochs >= 1")
     if cfg.imitate_samples and not cfg.teacher:
