@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode, VectorEnv
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import rummy_env
@@ -474,6 +474,7 @@ def test_illegal_actions_are_replaced_by_default():
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 3), fixed=st.booleans())
+@example(seed=1338, n=2, fixed=False)  # the learner loses a knock (CI found it)
 def test_random_play_returns_are_the_final_points(seed, n, fixed):
     venv = gym.make_vec(GIN, num_envs=n, opponent="random", learner_seat=0 if fixed else None)
     rng = np.random.default_rng(seed)
@@ -488,5 +489,7 @@ def test_random_play_returns_are_the_final_points(seed, n, fixed):
         done = term | trunc
         for i in np.flatnonzero(done):
             seat = info["final_info"]["learner_seat"][i]
-            assert ret[i] == pytest.approx(info["final_info"]["final_points"][i, seat])
+            points = info["final_info"]["final_points"][i]  # each player's points in the hand
+            # zero-sum: the learner's return is its points less the other player's
+            assert ret[i] == pytest.approx(points[seat] - points[1 - seat])
             ret[i] = 0
