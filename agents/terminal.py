@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_agents.arena.play import make_env
+from rummy_agents.arena.play import make_env, probe_agent
 from rummy_agents.arena.registry import check_agent, make_agent
 from rummy_agents.base import SeatView
 from rummy_agents.cli import BASELINES, CLIError, check_out_dir, make_config, parse_options
@@ -203,26 +203,14 @@ def make_setup(
             check_agent(spec, game)
         except (ValueError, TypeError) as e:
             raise CLIError(f"--opponent {spec!r}: {e}") from None
-        _probe(game, options, spec)
+        try:
+            probe_agent(game, options, spec)
+        except ValueError as e:
+            raise CLIError(
+                f"--opponent {spec!r} cannot play {game} with these rules: {e}"
+            ) from None
     path = default_record(game, seed) if record is None else check_record_path(Path(record))
     return PlaySetup(game, options, seat, dict(zip(others, specs, strict=True)), seed, path)
-
-
-def _probe(game: str, options: dict[str, Any], spec: str) -> None:
-    """One decision of the agent on a fresh deal, so that an agent that cannot play these rules
-    (a net trained for another player count) is refused before the game starts.
-    """
-    env = make_env(game, options)
-    env.reset(seed=0)
-    name = env.agent_selection
-    view = SeatView(env, name)
-    agent = make_agent(spec, 0, game)
-    if view.plays_tables:
-        agent = seat_at_tables(agent)
-    try:
-        agent.act(env.observe(name), view)
-    except ValueError as e:
-        raise CLIError(f"--opponent {spec!r} cannot play {game} with these rules: {e}") from None
 
 
 # ---------------------------------------------------------------------------------------------

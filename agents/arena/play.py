@@ -45,6 +45,26 @@ def make_env(game: str, options: dict[str, Any]) -> Any:
     return rummy_env.ENV_MODULES[game].raw_env(**options)
 
 
+def probe_agent(game: str, options: dict[str, Any], spec: str) -> None:
+    """One decision of agent ``spec`` on a fresh deal of ``game`` with these rule options, so
+    that an agent that cannot play them (a net trained for another number of players) is
+    refused before a game starts (``rummy-env play``, the browser app).
+
+    Raises:
+        Exception: whatever the agent raised; callers turn it into their own one-line error.
+    """
+    from rummy_agents.arena.registry import make_agent
+
+    env = make_env(game, options)
+    env.reset(seed=0)
+    name = env.agent_selection
+    view = SeatView(env, name)
+    agent = make_agent(spec, 0, game)
+    if view.plays_tables:
+        agent = seat_at_tables(agent)
+    agent.act(env.observe(name), view)
+
+
 def deal_fingerprint(env: Any) -> tuple[str, int]:
     """(hash of the dealt deck order, first dealer seat) of a freshly reset env; ("", -1) when
     the env exposes no ``state_record`` with a ``deck``.

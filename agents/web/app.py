@@ -71,7 +71,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from rummy_agents.arena.play import make_env
+from rummy_agents.arena.play import make_env, probe_agent
 from rummy_agents.arena.registry import (
     AGENTS,
     GAME_AGENTS,
@@ -547,23 +547,6 @@ def _keep_pictures(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def _probe(game: str, options: dict[str, Any], spec: str) -> None:
-    """One decision of the agent on a fresh deal, so that an agent that cannot play these rules
-    (a net trained for another number of players) is refused before the game starts.
-    """
-    env = make_env(game, options)
-    env.reset(seed=0)
-    name = env.agent_selection
-    view = SeatView(env, name)
-    agent = make_agent(spec, 0, game)
-    if view.plays_tables:
-        agent = seat_at_tables(agent)
-    try:
-        agent.act(env.observe(name), view)
-    except Exception as e:  # noqa: BLE001 - whatever stops it, it cannot play this table
-        raise ApiError(422, f"opponent {spec!r} cannot play {game} with these rules: {e}") from None
-
-
 def check_opponent(spec: str, game: str) -> None:
     """Check an opponent's spec: an agent of the registry that plays ``game``, with any of its
     parameters but a file to read (``checkpoint``). The command line also takes
@@ -638,7 +621,12 @@ def new_game(gid: str, body: Mapping[str, Any]) -> tuple[PlayGame, list[dict[str
         )
     for spec in dict.fromkeys(specs):
         check_opponent(spec, game)
-        _probe(game, options, spec)
+        try:
+            probe_agent(game, options, spec)
+        except Exception as e:  # noqa: BLE001 - whatever stops it, it cannot play this table
+            raise ApiError(
+                422, f"opponent {spec!r} cannot play {game} with these rules: {e}"
+            ) from None
     g = PlayGame(gid, game, options, seat, dict(zip(others, specs, strict=True)), seed)
     return g, g.advance()
 
@@ -853,12 +841,7 @@ class Session:
         Raises:
             ApiError: 404 for an id this session does not have.
         """
-        with self.lock:
-            g = self.games.get(gid)
-            if g is None:
-                raise ApiError(404, f"no game {gid!r:.40} in this session")
-            self.games.move_to_end(gid)
-        return g
+        return self._lookup(self.games, gid, "game")
 
     def replay(self, rid: str) -> ReplayView:
         """A replay of this session.
@@ -866,12 +849,16 @@ class Session:
         Raises:
             ApiError: 404 for an id this session does not have.
         """
+        return self._lookup(self.replays, rid, "replay")
+
+    def _lookup(self, store: OrderedDict, key: str, kind: str) -> Any:
+        """``store[key]``, now the most recently used; a 404 naming ``kind`` if absent."""
         with self.lock:
-            r = self.replays.get(rid)
-            if r is None:
-                raise ApiError(404, f"no replay {rid!r:.40} in this session")
-            self.replays.move_to_end(rid)
-        return r
+            item = store.get(key)
+            if item is None:
+                raise ApiError(404, f"no {kind} {key!r:.40} in this session")
+            store.move_to_end(key)
+        return item
 
     def _room(self) -> None:
         """Make room for a game: drop the oldest finished one at the cap (hold the lock).
