@@ -436,11 +436,17 @@ class DeadwoodBench:
         return h.shape[0] / (time.perf_counter() - t0)
 
 
-def startup_time(code: str, cache_dir: str | None = None) -> tuple[float, float]:
-    """Run ``code`` in a fresh interpreter; returns (in-process time it prints, process wall)."""
+def startup_time(
+    code: str, cache_dir: str | None = None, prebuilt_kernels: bool = True
+) -> tuple[float, float]:
+    """Run ``code`` in a fresh interpreter; returns (in-process time it prints, process wall).
+    ``prebuilt_kernels=False`` turns off the prebuilt tier (``rummy_env.core.prebuilt``).
+    """
     env = dict(os.environ)
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = cache_dir
+    if not prebuilt_kernels:
+        env["RUMMY_ENV_PREBUILT"] = "0"
     t0 = time.perf_counter()
     res = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
@@ -449,6 +455,15 @@ def startup_time(code: str, cache_dir: str | None = None) -> tuple[float, float]
     if res.returncode != 0:
         raise RuntimeError(f"start-up subprocess failed:\n{res.stderr[-2000:]}")
     return float(res.stdout.strip().splitlines()[-1]), wall
+
+
+def prebuilt_present() -> bool:
+    """Does the installed rummy_env carry prebuilt kernels (``rummy_env.core.prebuilt``)?"""
+    import rummy_env  # noqa: PLC0415
+    from rummy_env.core import prebuilt  # noqa: PLC0415
+
+    folder = Path(rummy_env.__file__).parent / prebuilt.FOLDER
+    return prebuilt.host_supported() and any(folder.rglob("*.nbc"))
 
 
 def build_checks() -> list[list[str]]:
@@ -730,17 +745,25 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
             t_in, t_wall = startup_time(code)
             warm.samples.append(t_in)
             wall.samples.append(t_wall)
-        cold = Measurement(key, f"{label}, cold numba cache", "s", higher_is_better=False)
-        if sizes.cold_startup:
-            with tempfile.TemporaryDirectory(prefix="numba_cold_") as tmp:
-                t_in, _ = startup_time(code, cache_dir=tmp)
-                cold.samples.append(t_in)
-            cold.note = "one run, NUMBA_CACHE_DIR = fresh temp dir (full compile)"
-        else:
-            cold.note = "skipped (--quick)"
         startup[key + "_warm"] = warm
         startup[key + "_wall"] = wall
-        startup[key + "_cold"] = cold
+        # cold: an empty numba cache, loading the prebuilt kernels when the install has them
+        # (a wheel built after ``python -m rummy_agents.prebuild``), then compiling everything
+        tiers = [("cold", "prebuilt kernels", True)] if prebuilt_present() else []
+        for kind, how, tier in (*tiers, ("cold_compile", "compiled", False)):
+            cold = Measurement(
+                key, f"{label}, cold numba cache, {how}", "s", higher_is_better=False
+            )
+            if sizes.cold_startup:
+                with tempfile.TemporaryDirectory(prefix="numba_cold_") as tmp:
+                    t_in, _ = startup_time(code, cache_dir=tmp, prebuilt_kernels=tier)
+                    cold.samples.append(t_in)
+                cold.note = "one run, NUMBA_CACHE_DIR = fresh temp dir" + (
+                    ", prebuilt kernels loaded" if tier else ", RUMMY_ENV_PREBUILT=0 (full compile)"
+                )
+            else:
+                cold.note = "skipped (--quick)"
+            startup[f"{key}_{kind}"] = cold
 
     print("training throughput ...", file=sys.stderr)
     if sizes.train:
@@ -925,7 +948,8 @@ def render(
     st_rows = [
         mrow(startup[f"{key}_{kind}"])
         for key in (*(f"aec_{g}" for g, _, _ in STARTUP_GAMES), "vec")
-        for kind in ("warm", "wall", "cold")
+        for kind in ("warm", "wall", "cold", "cold_compile")
+        if f"{key}_{kind}" in startup
     ]
 
     now = dt.datetime.now(dt.timezone.utc)
@@ -1029,10 +1053,12 @@ def render(
         "Fresh interpreter (`python -c ...`): time from before `import rummy_env` to after the "
         "first `env.step` (AEC) or `venv.step` (vector env), with the numba on-disk cache "
         "already warm (an untimed run first writes it); the whole-process rows add interpreter "
-        "start-up and exit. The cold rows point `NUMBA_CACHE_DIR` at an empty temp dir, so "
-        "every kernel the first step needs is compiled: the cost a fresh machine or CI job "
-        "pays once (`rummy_env.core.jit` and the batch layer's `settle` keep it down; "
-        "`docs/benchmarks_full.md` has the history).",
+        "start-up and exit. The cold rows point `NUMBA_CACHE_DIR` at an empty temp dir, as on "
+        "a fresh machine or CI job: with prebuilt kernels (a wheel built after "
+        "`python -m rummy_agents.prebuild`, `rummy_env.core.prebuilt`) the first step loads them; "
+        "the compiled rows turn them off (`RUMMY_ENV_PREBUILT=0`), so every kernel the first "
+        "step needs is compiled (`rummy_env.core.jit` and the batch layer's `settle` keep that "
+        "down; `docs/benchmarks_full.md` has the history).",
         "",
         "## Memory per game (bytes)",
         "",

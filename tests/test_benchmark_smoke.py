@@ -61,7 +61,7 @@ def test_benchmark_quick_writes_report(tmp_path: Path) -> None:
         "AEC env, Gin Rummy, numba cache warm",
         "AEC env, 500 Rum, numba cache warm",
         "AEC env, Rummy 51, numba cache warm",
-        "AEC env, Rummy 51, cold numba cache",
+        "AEC env, Rummy 51, cold numba cache, compiled",
         "vector env, Gin Rummy, batch 64, numba cache warm",
         "game state record (`GIN_STATE_DTYPE.itemsize`)",
         "(a) vector env steps/s >= 1,000,000",

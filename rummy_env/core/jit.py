@@ -20,7 +20,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from numba.core import config, types
+from numba.core.caching import FunctionCache
 from numba.core.registry import CPUDispatcher
+
+from rummy_env.core import prebuilt
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -35,8 +38,56 @@ def widen(t: types.Type) -> types.Type:
     return t
 
 
+class KernelCache(FunctionCache):
+    """numba's on-disk cache of a function, backed by the read-only prebuilt tier of its
+    package (``core.prebuilt``): a miss in numba's cache loads the prebuilt code if any. In the
+    process that builds the tier, the tier is the cache (saves go there).
+    """
+
+    _UNSET: Any = object()
+
+    def __init__(self, py_func: Callable[..., Any]) -> None:
+        super().__init__(py_func)
+        self._tier_found = self._UNSET
+
+    def _tier(self) -> prebuilt.PrebuiltTier | None:
+        # looked up at the first load, not at decoration: a module may be imported (and its
+        # kernels decorated) before its package's digest is computed
+        if self._tier_found is self._UNSET:
+            self._tier_found = prebuilt.PrebuiltTier.for_function(
+                self._py_func, self._impl.filename_base
+            )
+        return self._tier_found
+
+    def _load_overload(self, sig: Any, target_context: Any) -> Any:
+        data = super()._load_overload(sig, target_context)
+        tier = self._tier() if data is None and self._enabled else None
+        if tier is None:
+            return data
+        key = self._index_key(sig, target_context.codegen())
+        key = (key[0], prebuilt.magic_tuple(target_context.codegen()), key[2])
+        try:
+            found = tier.load(key)
+            return None if found is None else self._impl.rebuild(target_context, found)
+        except Exception:  # noqa: BLE001 - an unreadable entry compiles, as a miss would
+            return None
+
+    def _save_overload(self, sig: Any, data: Any) -> None:
+        tier = self._tier() if prebuilt.building() else None
+        if tier is None:
+            super()._save_overload(sig, data)
+        elif self._enabled and self._impl.check_cachable(data):
+            tier.save(self._index_key(sig, data.codegen), self._impl.reduce(data))
+
+
 class KernelDispatcher(CPUDispatcher):
-    """numba's CPU dispatcher, compiling calls from compiled code for ``widen``-ed types."""
+    """numba's CPU dispatcher, compiling calls from compiled code for ``widen``-ed types, and
+    caching with ``KernelCache``.
+    """
+
+    def enable_caching(self) -> None:
+        """Cache on disk (numba's hook), with the prebuilt tier behind numba's cache."""
+        self._cache = KernelCache(self.py_func)
 
     def get_call_template(self, args: tuple, kws: dict) -> Any:
         """Type a call from compiled code (numba's hook), after widening the argument types."""
@@ -65,4 +116,4 @@ def kernel(fn: F | None = None, *, inline: str = "never", parallel: bool = False
     return wrap(fn) if fn is not None else wrap
 
 
-__all__ = ["KernelDispatcher", "kernel", "widen"]
+__all__ = ["KernelCache", "KernelDispatcher", "kernel", "widen"]

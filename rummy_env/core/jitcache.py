@@ -125,6 +125,26 @@ def ensure_fresh_dependent(folder: Path) -> str:
     return _digests[key]
 
 
+def package_digests() -> dict[Path, str]:
+    """The kernel-source digest of each package folder computed in this process (``rummy_env``
+    and each dependent package), by folder.
+    """
+    out = {}
+    for key, digest in _digests.items():
+        if key == "rummy_env":
+            out[Path(os.path.abspath(__file__)).parent.parent] = digest
+        else:
+            out[Path(key)] = digest
+    return out
+
+
 _digests: dict[str, str] = {}  # per package, once per process
 
-__all__ = ["cache_dir", "clean_stale", "ensure_fresh", "ensure_fresh_dependent", "source_digest"]
+__all__ = [
+    "cache_dir",
+    "clean_stale",
+    "ensure_fresh",
+    "ensure_fresh_dependent",
+    "package_digests",
+    "source_digest",
+]

@@ -1,0 +1,220 @@
+"""Write the prebuilt kernels (``rummy_env.core.prebuilt``) into the installed packages:
+``python -m rummy_agents.prebuild`` before building a wheel (``.ci/wheel`` does).
+
+It runs ``warm_up`` (the calls a new user makes first) in a fresh process with an empty numba
+cache, compiling for ``PREBUILT_CPU`` and saving every kernel to the tier; then runs it again
+from the tier alone, keeping only the entries that run loaded (the functions Python calls: the
+callees are compiled into them) and recording anything it still compiled (should be nothing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from rummy_env.core.prebuilt import (
+    BUILD_ENV,
+    FOLDER,
+    LOADED,
+    MANIFEST,
+    OFF_ENV,
+    PREBUILT_CPU,
+    REQUIRED_FEATURES,
+    building,
+    host_supported,
+)
+
+
+def warm_up() -> None:
+    """Make the calls a new user makes first, so that every kernel they reach is compiled (and,
+    in the build process, saved to the tier): each game's AEC env played for a few hands with
+    its observations, its vector env stepped, its Gymnasium env (one learner against the
+    game's rule-based agent) and native vector env stepped.
+    """
+    import gymnasium  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415
+    from numba.core import config  # noqa: PLC0415
+
+    import rummy_env  # noqa: PLC0415
+    from rummy_env.rules.base import PARALLEL_MIN_BATCH  # noqa: PLC0415
+
+    if building() and (config.CPU_NAME, config.CPU_FEATURES) != (PREBUILT_CPU, ""):
+        raise RuntimeError(f"the tier is built with NUMBA_CPU_NAME={PREBUILT_CPU} and no features")
+
+    cases = [
+        ("gin_rummy", {}),
+        ("gin_rummy", {"num_players": 3}),
+        ("gin_rummy", {"num_players": 4}),
+        ("five_hundred_rum", {}),
+        ("rummy51", {}),
+    ]
+    rng = np.random.default_rng(0)
+    for game, options in cases:
+        env = rummy_env.ENV_MODULES[game].env(**options)
+        env.reset(seed=0)
+        for _ in range(600):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                if not env.agents:
+                    env.reset()
+                continue
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        env.close()
+        # below and at the batch size the threaded step kernel joins the serial one
+        for num_envs in (8, PARALLEL_MIN_BATCH):
+            venv = rummy_env.make_vec(game, num_envs, seed=0, **options)
+            obs, _ = venv.reset()
+            for _ in range(30):
+                mask = obs["action_mask"]
+                obs, *_ = venv.step((rng.random(mask.shape) * mask).argmax(1))
+    for gym_id in ("rummy/GinRummy-v0", "rummy/FiveHundredRum-v0", "rummy/Rummy51-v0"):
+        genv = gymnasium.make(gym_id)
+        _, info = genv.reset(seed=0)
+        for _ in range(100):
+            mask = genv.unwrapped.action_masks()
+            _, _, term, trunc, info = genv.step(int(rng.choice(np.flatnonzero(mask))))
+            if term or trunc:
+                genv.reset()
+        vec = gymnasium.make_vec(gym_id, num_envs=4)
+        _, info = vec.reset(seed=0)
+        for _ in range(50):
+            masks = info["action_mask"]
+            _, _, _, _, info = vec.step((rng.random(masks.shape) * masks).argmax(1))
+
+
+def verify(out: str) -> None:
+    """Run ``warm_up`` from the tier (numba's cache empty) and write to ``out`` the entries it
+    loaded and the functions it still compiled.
+    """
+    from numba.core import event  # noqa: PLC0415
+
+    compiled: list[str] = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            pass
+
+        def on_end(self, ev: Any) -> None:
+            f = ev.data["dispatcher"].py_func
+            compiled.append(f"{f.__module__}.{f.__qualname__}")
+
+    event.register("numba:compile", Listener())
+    warm_up()
+    Path(out).write_text(json.dumps({"loaded": LOADED, "compiled": compiled}))
+
+
+def prune(folder: Path, keep: set[tuple[str, str]]) -> None:
+    """Keep in ``folder``'s index files only the entries in ``keep`` (index path, data file
+    name), and only their data files: the functions Python calls, not their compiled callees.
+    """
+    import pickle  # noqa: PLC0415
+
+    for index in folder.rglob("*.nbi"):
+        with open(index, "rb") as f:
+            version = pickle.load(f)
+            stamp, overloads = pickle.loads(f.read())
+        kept = {k: v for k, v in overloads.items() if (str(index), v) in keep}
+        for name in set(overloads.values()) - set(kept.values()):
+            (index.parent / name).unlink(missing_ok=True)
+        if kept:
+            with open(index, "wb") as f:
+                pickle.dump(version, f, protocol=-1)
+                f.write(pickle.dumps((stamp, kept), protocol=-1))
+        else:
+            index.unlink()
+
+
+def _package_roots() -> list[Path]:
+    import rummy_agents  # noqa: PLC0415
+    import rummy_env  # noqa: PLC0415
+
+    return [Path(rummy_env.__file__).parent, Path(rummy_agents.__file__).parent]
+
+
+def build(verbose: bool = True) -> dict[str, Any]:
+    """Write the tier of ``rummy_env`` and ``rummy_agents`` (replacing any there): run
+    ``warm_up`` in a fresh process with an empty numba cache, compiling for ``PREBUILT_CPU``.
+
+    Returns the manifest written beside each tier (sizes, time taken, versions).
+
+    Raises:
+        RuntimeError: on a host that cannot run the code it would build (not x86-64-v2).
+    """
+    if not host_supported():
+        raise RuntimeError(
+            f"prebuilt kernels are built on an x86-64 host with {', '.join(REQUIRED_FEATURES)}"
+        )
+    roots = _package_roots()
+    for root in roots:
+        shutil.rmtree(root / FOLDER, ignore_errors=True)
+    env = dict(os.environ)
+    env.update(
+        {BUILD_ENV: "1", "NUMBA_CPU_NAME": PREBUILT_CPU, "NUMBA_CPU_FEATURES": "", OFF_ENV: "1"}
+    )
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as cache:
+        env["NUMBA_CACHE_DIR"] = cache
+        code = "from rummy_agents.prebuild import warm_up; warm_up()"
+        subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    build_s = time.perf_counter() - t0
+    # again from the tier alone: what it loaded is what Python calls; the rest (the callees
+    # compiled into those entries) is dropped
+    env = dict(os.environ)
+    env.pop(BUILD_ENV, None)
+    env.pop(OFF_ENV, None)
+    with tempfile.TemporaryDirectory() as cache:
+        env["NUMBA_CACHE_DIR"] = cache
+        out = str(Path(cache) / "verify.json")
+        code = f"from rummy_agents.prebuild import verify; verify({out!r})"
+        subprocess.run([sys.executable, "-c", code], env=env, check=True)
+        report = json.loads(Path(out).read_text())
+    keep = {(i, d) for i, d in report["loaded"]}
+    for root in roots:
+        if (root / FOLDER).is_dir():
+            prune(root / FOLDER, keep)
+    import numba  # noqa: PLC0415
+
+    manifest: dict[str, Any] = {
+        "cpu": PREBUILT_CPU,
+        "numba": numba.__version__,
+        "python": f"{sys.version_info[0]}.{sys.version_info[1]}",
+        "build_seconds": round(build_s, 1),
+        "compiled_after": sorted(set(report["compiled"])),
+    }
+    for root in roots:
+        folder = root / FOLDER
+        files = [p for p in folder.rglob("*") if p.is_file()] if folder.is_dir() else []
+        info = dict(manifest, files=len(files), bytes=sum(p.stat().st_size for p in files))
+        if files:
+            (folder / MANIFEST).write_text(json.dumps(info, indent=1) + "\n")
+        if verbose:
+            print(f"{folder}: {info['files']} files, {info['bytes'] / 1e6:.1f} MB")
+    if verbose:
+        print(
+            f"built in {build_s:.0f} s; still compiled when loading: {manifest['compiled_after']}"
+        )
+    return manifest
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m rummy_agents.prebuild``: write the prebuilt tier into the packages."""
+    import argparse  # noqa: PLC0415
+
+    parser = argparse.ArgumentParser(
+        prog="python -m rummy_agents.prebuild", description=build.__doc__
+    )
+    parser.parse_args(argv)
+    build()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

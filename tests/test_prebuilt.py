@@ -1,0 +1,148 @@
+"""The prebuilt kernel tier (``rummy_env.core.prebuilt``): a kernel built into a package's
+``_prebuilt`` folder loads in a fresh process with an empty numba cache instead of compiling,
+gives the same results, and is ignored when its sources change, when the tier is turned off,
+and after pruning for the functions no one called from Python.
+
+Each case runs a tiny package of kernels (a dependent of ``rummy_env``, as ``rummy_agents`` is)
+in fresh interpreters, counting numba compile events.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rummy_agents.prebuild import prune
+from rummy_env.core import prebuilt
+
+pytestmark = pytest.mark.skipif(
+    not prebuilt.host_supported(), reason=f"host cannot run {prebuilt.PREBUILT_CPU} code"
+)
+
+INIT = """
+from pathlib import Path
+from rummy_env.core import jitcache
+jitcache.ensure_fresh_dependent(Path(__file__).parent)
+from tierpkg.k import double
+"""
+
+KERNELS = """
+from rummy_env.core.jit import kernel
+
+@kernel
+def inner(x):
+    return x * {factor}
+
+@kernel
+def double(x):
+    return inner(x) + 0
+"""
+
+RUN = """
+import json, sys
+from numba.core import event
+compiled = []
+class L(event.Listener):
+    def on_start(self, ev): pass
+    def on_end(self, ev):
+        f = ev.data["dispatcher"].py_func
+        if f.__module__.startswith("tierpkg"):  # not rummy_env's own
+            compiled.append(f.__qualname__)
+event.register("numba:compile", L())
+import tierpkg
+from rummy_env.core import prebuilt
+value = int(tierpkg.double(21))
+loaded = [e for e in prebuilt.LOADED if "tierpkg" in e[0]]  # not rummy_env's own
+print(json.dumps({"value": value, "compiled": compiled, "loaded": loaded}))
+"""
+
+
+def make_package(root: Path, factor: int = 2) -> Path:
+    pkg = root / "tierpkg"
+    pkg.mkdir(exist_ok=True)
+    (pkg / "__init__.py").write_text(INIT)
+    (pkg / "k.py").write_text(KERNELS.format(factor=factor))
+    return pkg
+
+
+def run(root: Path, cache: Path, **extra: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(cache), **extra)
+    for name in (prebuilt.BUILD_ENV, prebuilt.OFF_ENV, "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES"):
+        if name not in extra:
+            env.pop(name, None)
+    out = subprocess.run(
+        [sys.executable, "-c", RUN], env=env, cwd=root, capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def build(root: Path, tmp: Path) -> dict:
+    return run(
+        root,
+        tmp / "build-cache",
+        **{
+            prebuilt.BUILD_ENV: "1",
+            "NUMBA_CPU_NAME": prebuilt.PREBUILT_CPU,
+            "NUMBA_CPU_FEATURES": "",
+        },
+    )
+
+
+def test_a_built_kernel_loads_without_compiling(tmp_path: Path) -> None:
+    pkg = make_package(tmp_path)
+    built = build(tmp_path, tmp_path)
+    assert built["value"] == 42
+    assert sorted(built["compiled"]) == ["double", "inner"]
+    assert list((pkg / prebuilt.FOLDER).glob("k.double-*.nbi"))
+
+    fresh = run(tmp_path, tmp_path / "cache-1")
+    assert fresh == {"value": 42, "compiled": [], "loaded": fresh["loaded"]}
+    assert len(fresh["loaded"]) == 1 and "k.double" in fresh["loaded"][0][0]
+
+    # turned off: compiles into numba's own cache as without the tier
+    off = run(tmp_path, tmp_path / "cache-2", **{prebuilt.OFF_ENV: "0"})
+    assert off["value"] == 42 and sorted(off["compiled"]) == ["double", "inner"]
+    assert off["loaded"] == []
+
+
+def test_pruning_keeps_what_python_called(tmp_path: Path) -> None:
+    pkg = make_package(tmp_path)
+    build(tmp_path, tmp_path)
+    assert len(list((pkg / prebuilt.FOLDER).glob("*.nbi"))) == 2
+    fresh = run(tmp_path, tmp_path / "cache-1")
+    prune(pkg / prebuilt.FOLDER, {tuple(e) for e in fresh["loaded"]})
+    left = sorted(p.name.split("-")[0] for p in (pkg / prebuilt.FOLDER).iterdir())
+    assert left == ["k.double", "k.double"]  # its index and its one data file
+    again = run(tmp_path, tmp_path / "cache-2")
+    assert again["value"] == 42 and again["compiled"] == []
+
+
+def test_an_edited_source_misses_the_tier(tmp_path: Path) -> None:
+    make_package(tmp_path)
+    build(tmp_path, tmp_path)
+    make_package(tmp_path, factor=3)  # the kernel changed after the tier was built
+    edited = run(tmp_path, tmp_path / "cache-1")
+    assert edited["value"] == 63
+    assert sorted(edited["compiled"]) == ["double", "inner"] and edited["loaded"] == []
+
+
+def test_the_build_refuses_a_cpu_it_was_not_told() -> None:
+    code = "from rummy_agents.prebuild import warm_up; warm_up()"
+    env = dict(os.environ, **{prebuilt.BUILD_ENV: "1"})
+    env.pop("NUMBA_CPU_NAME", None)
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert res.returncode != 0 and f"NUMBA_CPU_NAME={prebuilt.PREBUILT_CPU}" in res.stderr
+
+
+def test_rummy_env_kernels_have_a_tier_folder() -> None:
+    from rummy_env.core import melds
+
+    found = prebuilt.stamp_and_folder(melds.__file__)
+    assert found is not None
+    stamp, folder = found
+    assert folder.parts[-2:] == (prebuilt.FOLDER, "core") and len(stamp) == 64
