@@ -146,7 +146,7 @@ def build(verbose: bool = True) -> dict[str, Any]:
     Returns the manifest written beside each tier (sizes, time taken, versions).
 
     Raises:
-        RuntimeError: on a host that cannot run the code it would build (not x86-64-v2).
+        RuntimeError: on a host that cannot run the code it would build (not ``PREBUILT_CPU``).
     """
     if not host_supported():
         raise RuntimeError(
