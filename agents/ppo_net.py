@@ -90,6 +90,11 @@ class MaskedActorCritic(nn.Module):
         """Masked logits (illegal actions at ``MASKED_LOGIT``) and values, for (B, D) inputs and
         (B, A) bool masks.
         """
+        logits, value = self._logits(x)
+        return logits.masked_fill(~mask, MASKED_LOGIT), value
+
+    def _logits(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Unmasked (B, A) logits and (B,) values."""
         h = self.trunk(x)
         logits = self.policy(h)
         if self.card_inputs and self.card_actions:
@@ -108,7 +113,35 @@ class MaskedActorCritic(nn.Module):
             for k, (a, o, w) in enumerate(self.meld_planes):
                 add[:, a : a + w] += gate[:, k : k + 1] * x[:, o : o + w]
             logits = logits + add
-        return logits.masked_fill(~mask, MASKED_LOGIT), self.value(h).squeeze(-1)
+        return logits, self.value(h).squeeze(-1)
+
+    def forward_legal(
+        self, x: torch.Tensor, legal: torch.Tensor, valid: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The logits of the legal actions only, and the values: ``forward``'s logits at
+        ``legal`` (B, L) action ids (``legal_actions``), ``MASKED_LOGIT`` where ``valid`` (B, L)
+        is False. The softmax work (sampling, log-probabilities, entropy) then runs over a few
+        dozen columns instead of 1,766 (500 Rum) or 3,188 (Rummy 51), for the same
+        distribution over the legal moves.
+        """
+        logits, value = self._logits(x)
+        return logits.gather(1, legal).masked_fill(~valid, MASKED_LOGIT), value
+
+
+def legal_actions(mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The legal action ids of each row of a (B, A) bool mask, ascending, padded: (legal, valid),
+    both (B, L) with L the most legal actions of a row; padding is action 0, not valid.
+    """
+    rows, cols = mask.nonzero(as_tuple=True)
+    counts = mask.sum(1)
+    width = max(1, int(counts.max())) if mask.shape[0] else 1
+    start = torch.cumsum(counts, 0) - counts
+    pos = torch.arange(rows.shape[0], device=mask.device) - start[rows]
+    legal = torch.zeros((mask.shape[0], width), dtype=torch.long, device=mask.device)
+    valid = torch.zeros((mask.shape[0], width), dtype=torch.bool, device=mask.device)
+    legal[rows, pos] = cols
+    valid[rows, pos] = True
+    return legal, valid
 
 
 def build_checkpoint(net: MaskedActorCritic, meta: dict[str, Any]) -> dict[str, Any]:

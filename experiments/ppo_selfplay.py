@@ -60,7 +60,7 @@ from tqdm import tqdm
 
 import rummy_env
 from rummy_agents.arena.registry import make_agent
-from rummy_agents.ppo_net import MaskedActorCritic
+from rummy_agents.ppo_net import MaskedActorCritic, legal_actions
 from selfplay.cloning import imitate, make_teacher
 from selfplay.config import Config, finalize, parse_command_line, resolve_device, resume_config
 from selfplay.network import init_weights, network_meta, new_network, save_agent
@@ -240,9 +240,16 @@ def ppo_update(
         perm = torch.from_numpy(rng.permutation(m)).to(dev)
         for k, s in enumerate(range(0, m, mb)):
             idx = perm[s : s + mb]
-            logits, newv = net(b_x[idx], b_mask[idx])
-            dist = torch.distributions.Categorical(logits=logits)
-            newlogp = dist.log_prob(b_act[idx])
+            if cfg.legal_logits:
+                legal, valid = legal_actions(b_mask[idx])
+                logits, newv = net.forward_legal(b_x[idx], legal, valid)
+                pick = ((legal == b_act[idx][:, None]) & valid).int().argmax(1)
+                dist = torch.distributions.Categorical(logits=logits)
+                newlogp = dist.log_prob(pick)
+            else:
+                logits, newv = net(b_x[idx], b_mask[idx])
+                dist = torch.distributions.Categorical(logits=logits)
+                newlogp = dist.log_prob(b_act[idx])
             entropy = dist.entropy().mean()
             logratio = newlogp - b_logp[idx]
             ratio = logratio.exp()

@@ -115,6 +115,10 @@ class Config:
     """PPO's clipping of the probability ratio."""
     ent_coef: float = 0.01
     """Weight of the entropy bonus."""
+    legal_logits: bool = True
+    """Compute the policy's logits for the legal actions only (``forward_legal``): the same
+    policy, far less work with thousands of actions (500 Rum, Rummy 51); its samples draw other
+    random numbers than the full softmax (``--no-legal-logits``, the runs before 2026-11-26)."""
     zero_sum: bool = True
     """Train on each seat's reward minus the mean of all seats'."""
     win_reward: bool = False

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from rummy_agents.features import add_features
-from rummy_agents.ppo_net import MaskedActorCritic
+from rummy_agents.ppo_net import MaskedActorCritic, legal_actions
 from selfplay.advantages import TrainRewards, compute_gae, shaping_score
 from selfplay.config import Config
 from selfplay.opponents import BASELINE, POOL, SELF_PLAY, Opponents
@@ -83,10 +83,19 @@ class Rollout:
             mask = obs["action_mask"] == 1
             x = add_features(cfg.features, obs["observation"], cfg.game, cfg.options)
             with torch.no_grad():
-                logits, value = net(torch.from_numpy(x).to(dev), torch.from_numpy(mask).to(dev))
-                dist = torch.distributions.Categorical(logits=logits)
-                action = dist.sample()
-                logp = dist.log_prob(action)
+                xt, mt = torch.from_numpy(x).to(dev), torch.from_numpy(mask).to(dev)
+                if cfg.legal_logits:
+                    legal, valid = legal_actions(mt)
+                    logits, value = net.forward_legal(xt, legal, valid)
+                    dist = torch.distributions.Categorical(logits=logits)
+                    pick = dist.sample()
+                    logp = dist.log_prob(pick)
+                    action = legal.gather(1, pick[:, None]).squeeze(1)
+                else:
+                    logits, value = net(xt, mt)
+                    dist = torch.distributions.Categorical(logits=logits)
+                    action = dist.sample()
+                    logp = dist.log_prob(action)
             a = action.cpu().numpy().copy()
             train = opp.learner_decides(cur)
             opp.act(a, train, x, mask, obs, venv.game)
