@@ -60,13 +60,13 @@ from tqdm import tqdm
 
 import rummy_env
 from rummy_agents.arena.registry import make_agent
-from rummy_agents.ppo_net import MaskedActorCritic, legal_actions
+from rummy_agents.ppo_net import MaskedActorCritic, legal_actions, sparse_rows
 from selfplay.cloning import imitate, make_teacher
 from selfplay.config import Config, finalize, parse_command_line, resolve_device, resume_config
 from selfplay.network import init_weights, network_meta, new_network, save_agent
 from selfplay.opponents import BASELINE, POOL, SELF_PLAY, Opponents, batched
 from selfplay.progress import ProgressLog, evaluate, plot_curve
-from selfplay.rollout import Batch, Rollout
+from selfplay.rollout import Batch, Rollout, use_sparse
 
 
 def main(args: list[str] | None = None) -> None:
@@ -235,6 +235,9 @@ def ppo_update(
         t_target = torch.from_numpy(np.asarray(t_act, dtype=np.int64)).to(dev)
         # one slice of the sample per minibatch
         t_idx = np.array_split(np.arange(rows.size), max(1, math.ceil(m / mb)))
+    s_idx = s_val = None
+    if use_sparse(cfg, dev):
+        s_idx, s_val = sparse_rows(batch.x)
     clipfracs, t_losses, t_agree = [], [], []
     for _ in range(cfg.update_epochs):
         perm = torch.from_numpy(rng.permutation(m)).to(dev)
@@ -242,7 +245,8 @@ def ppo_update(
             idx = perm[s : s + mb]
             if cfg.legal_logits:
                 legal, valid = legal_actions(b_mask[idx])
-                logits, newv = net.forward_legal(b_x[idx], legal, valid)
+                sparse = None if s_idx is None else (s_idx[idx], s_val[idx])
+                logits, newv = net.forward_legal(b_x[idx], legal, valid, sparse)
                 pick = ((legal == b_act[idx][:, None]) & valid).int().argmax(1)
                 dist = torch.distributions.Categorical(logits=logits)
                 newlogp = dist.log_prob(pick)

@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from rummy_agents.ppo_net import MaskedActorCritic, legal_actions  # noqa: E402
+from rummy_agents.ppo_net import MaskedActorCritic, legal_actions, sparse_rows  # noqa: E402
 
 HEADS = [
     {},
@@ -38,3 +38,34 @@ def test_forward_legal_is_forward_at_the_legal_actions(heads, density):
     assert torch.allclose(logits[valid], full.gather(1, legal)[valid], atol=1e-5)
     lp_full = torch.log_softmax(full, 1).gather(1, legal)
     assert torch.allclose(torch.log_softmax(logits, 1)[valid], lp_full[valid], atol=1e-5)
+    assert (logits[~valid] < -1e7).all()
+
+
+@pytest.mark.parametrize("heads", HEADS)
+@pytest.mark.parametrize("zeros", [0.0, 0.5, 0.97, 1.0])
+def test_sparse_first_layer_is_the_dense_one(heads, zeros):
+    """``sparse_rows`` lists each row's nonzero inputs, and ``forward_legal`` with it gives the
+    dense network's logits, values and gradients (up to float rounding), all-zero rows too."""
+    gen = torch.Generator().manual_seed(1)
+    net = MaskedActorCritic(400, 300, 32, 2, **heads)
+    x = torch.randn(48, 400, generator=gen)
+    x[torch.rand(48, 400, generator=gen) < zeros] = 0.0
+    x[3] = 0.0
+    idx, val = sparse_rows(x)
+    assert idx.shape == val.shape and idx.shape[1] == max(1, int((x != 0).sum(1).max()))
+    dense = torch.zeros_like(x).scatter_add_(1, idx, val)
+    assert torch.equal(dense, x)
+    mask = torch.rand(48, 300, generator=gen) < 0.05
+    mask[:, 11] = True
+    legal, valid = legal_actions(mask)
+    grads = []
+    for sparse in (None, (idx, val)):
+        net.zero_grad()
+        logits, value = net.forward_legal(x, legal, valid, sparse)
+        (torch.log_softmax(logits, 1)[valid].sum() + value.sum()).backward()
+        grads.append([p.grad.clone() for p in net.parameters()])
+        if sparse is None:
+            ref = logits, value
+    assert torch.allclose(logits, ref[0], atol=1e-5) and torch.allclose(value, ref[1], atol=1e-5)
+    for a, b in zip(*grads, strict=True):
+        assert torch.allclose(a, b, atol=1e-4)

@@ -119,6 +119,9 @@ class Config:
     """Compute the policy's logits for the legal actions only (``forward_legal``): the same
     policy, far less work with thousands of actions (500 Rum, Rummy 51); its samples draw other
     random numbers than the full softmax (``--no-legal-logits``, the runs before 2026-11-26)."""
+    sparse_inputs: bool = True
+    """On CPU, the first layer reads each row's nonzero inputs only (``sparse_rows``; about 4% of
+    the joker games' inputs): the same network up to float rounding. Needs ``legal_logits``."""
     zero_sum: bool = True
     """Train on each seat's reward minus the mean of all seats'."""
     win_reward: bool = False

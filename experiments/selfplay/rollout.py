@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from rummy_agents.features import add_features
-from rummy_agents.ppo_net import MaskedActorCritic, legal_actions
+from rummy_agents.ppo_net import MaskedActorCritic, legal_actions, sparse_rows
 from selfplay.advantages import TrainRewards, compute_gae, shaping_score
 from selfplay.config import Config
 from selfplay.opponents import BASELINE, POOL, SELF_PLAY, Opponents
@@ -35,6 +35,11 @@ class Batch:
     value: np.ndarray
     adv: np.ndarray
     ret: np.ndarray
+
+
+def use_sparse(cfg: Config, dev: torch.device) -> bool:
+    """Whether the network's first layer reads the sparse inputs (``sparse_inputs``, on CPU)."""
+    return cfg.sparse_inputs and cfg.legal_logits and dev.type == "cpu"
 
 
 class Rollout:
@@ -86,7 +91,8 @@ class Rollout:
                 xt, mt = torch.from_numpy(x).to(dev), torch.from_numpy(mask).to(dev)
                 if cfg.legal_logits:
                     legal, valid = legal_actions(mt)
-                    logits, value = net.forward_legal(xt, legal, valid)
+                    sparse = sparse_rows(x) if use_sparse(cfg, dev) else None
+                    logits, value = net.forward_legal(xt, legal, valid, sparse)
                     dist = torch.distributions.Categorical(logits=logits)
                     pick = dist.sample()
                     logp = dist.log_prob(pick)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +22,7 @@ class Piece:
     @property
     def size(self) -> int:
         """Number of floats."""
-        return int(np.prod(self.shape))
+        return math.prod(self.shape)  # not np.prod: called per view, and 10x faster
 
 
 def piece_bounds(pieces: tuple[Piece, ...]) -> tuple[np.ndarray, np.ndarray]:
