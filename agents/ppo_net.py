@@ -277,12 +277,26 @@ def sparse_rows(x: np.ndarray | torch.Tensor) -> SparseRows:
     return torch.from_numpy(idx), torch.from_numpy(val)
 
 
-def legal_actions(mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def legal_actions(mask: torch.Tensor | np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
     """The legal action ids of each row of a (B, A) bool mask, ascending, padded: (legal, valid),
-    both (B, L) with L the most legal actions of a row; padding is action 0, not valid.
+    both (B, L) with L the most legal actions of a row (at least 1); padding is action 0, not
+    valid. A CPU mask (or a numpy one) is read by a numba kernel, a GPU one by torch.
     """
+    if isinstance(mask, torch.Tensor) and mask.device.type != "cpu":
+        return _legal_actions_torch(mask)
+    arr = mask.numpy() if isinstance(mask, torch.Tensor) else np.asarray(mask)
+    arr = np.ascontiguousarray(arr.astype(np.bool_, copy=False))
+    width = _max_true(arr) if arr.shape[0] else 1
+    legal = np.zeros((arr.shape[0], width), dtype=np.int64)
+    valid = np.zeros((arr.shape[0], width), dtype=np.bool_)
+    _pack_true(arr, legal, valid)
+    return torch.from_numpy(legal), torch.from_numpy(valid)
+
+
+def _legal_actions_torch(mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``legal_actions`` in torch ops, on the mask's device."""
     rows, cols = mask.nonzero(as_tuple=True)
-    counts = mask.sum(1)
+    counts = torch.bincount(rows, minlength=mask.shape[0])
     width = max(1, int(counts.max())) if mask.shape[0] else 1
     start = torch.cumsum(counts, 0) - counts
     pos = torch.arange(rows.shape[0], device=mask.device) - start[rows]
@@ -291,6 +305,31 @@ def legal_actions(mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     legal[rows, pos] = cols
     valid[rows, pos] = True
     return legal, valid
+
+
+@kernel
+def _max_true(mask):  # pragma: no cover - compiled
+    b, a = mask.shape
+    most = 1
+    for i in range(b):
+        k = 0
+        for j in range(a):
+            if mask[i, j]:
+                k += 1
+        most = max(most, k)
+    return most
+
+
+@kernel
+def _pack_true(mask, legal, valid):  # pragma: no cover - compiled
+    b, a = mask.shape
+    for i in range(b):
+        k = 0
+        for j in range(a):
+            if mask[i, j]:
+                legal[i, k] = j
+                valid[i, k] = True
+                k += 1
 
 
 def build_checkpoint(net: MaskedActorCritic, meta: dict[str, Any]) -> dict[str, Any]:

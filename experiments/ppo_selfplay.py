@@ -96,8 +96,9 @@ def main(args: list[str] | None = None) -> None:
     optim = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     baseline = batched(make_agent(cfg.baseline, seed=cfg.seed, game=cfg.game))
     opponents = Opponents(
-        n, venv.num_players, cfg.self_play_frac, cfg.pool_frac, pool_net, baseline
-    )
+        n, venv.num_players, cfg.self_play_frac, cfg.pool_frac, pool_net, baseline,
+        cfg.legal_logits,
+    )  # fmt: skip
     teacher = make_teacher(cfg)
 
     update, global_step, elapsed0 = 0, 0, 0.0
@@ -235,21 +236,22 @@ def ppo_update(
         t_target = torch.from_numpy(np.asarray(t_act, dtype=np.int64)).to(dev)
         # one slice of the sample per minibatch
         t_idx = np.array_split(np.arange(rows.size), max(1, math.ceil(m / mb)))
-    s_idx = s_val = None
+    s_idx = s_val = legal_all = valid_all = pick_all = None
     if use_sparse(cfg, dev):
         s_idx, s_val = sparse_rows(batch.x)
+    if cfg.legal_logits:  # each decision's legal ids, and where its action is among them
+        legal_all, valid_all = (t.to(dev) for t in legal_actions(batch.mask))
+        pick_all = ((legal_all == b_act[:, None]) & valid_all).int().argmax(1)
     clipfracs, t_losses, t_agree = [], [], []
     for _ in range(cfg.update_epochs):
         perm = torch.from_numpy(rng.permutation(m)).to(dev)
         for k, s in enumerate(range(0, m, mb)):
             idx = perm[s : s + mb]
-            if cfg.legal_logits:
-                legal, valid = legal_actions(b_mask[idx])
+            if legal_all is not None:
                 sparse = None if s_idx is None else (s_idx[idx], s_val[idx])
-                logits, newv = net.forward_legal(b_x[idx], legal, valid, sparse)
-                pick = ((legal == b_act[idx][:, None]) & valid).int().argmax(1)
+                logits, newv = net.forward_legal(b_x[idx], legal_all[idx], valid_all[idx], sparse)
                 dist = torch.distributions.Categorical(logits=logits)
-                newlogp = dist.log_prob(pick)
+                newlogp = dist.log_prob(pick_all[idx])
             else:
                 logits, newv = net(b_x[idx], b_mask[idx])
                 dist = torch.distributions.Categorical(logits=logits)

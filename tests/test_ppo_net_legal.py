@@ -8,7 +8,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from rummy_agents.ppo_net import MaskedActorCritic, legal_actions, sparse_rows  # noqa: E402
+from rummy_agents.ppo_net import (  # noqa: E402
+    MaskedActorCritic,
+    _legal_actions_torch,
+    legal_actions,
+    sparse_rows,
+)
 
 HEADS = [
     {},
@@ -69,3 +74,19 @@ def test_sparse_first_layer_is_the_dense_one(heads, zeros):
     assert torch.allclose(logits, ref[0], atol=1e-5) and torch.allclose(value, ref[1], atol=1e-5)
     for a, b in zip(*grads, strict=True):
         assert torch.allclose(a, b, atol=1e-4)
+
+
+@pytest.mark.parametrize("density", [0.0, 0.02, 0.5, 1.0])
+def test_legal_actions_kernel_is_the_torch_path(density):
+    """The CPU kernel and the torch path (used on GPUs) list the same ids; numpy masks too."""
+    gen = torch.Generator().manual_seed(2)
+    mask = torch.rand(33, 120, generator=gen) < density
+    legal, valid = legal_actions(mask)
+    assert legal.shape[1] == max(1, int(mask.sum(1).max()))
+    assert torch.equal(legal[valid], mask.nonzero()[:, 1])
+    assert torch.equal(valid.sum(1), mask.sum(1))
+    assert (legal[~valid] == 0).all()
+    for other in (legal_actions(mask.numpy()), legal_actions(mask.numpy().astype("int8"))):
+        assert torch.equal(other[0], legal) and torch.equal(other[1], valid)
+    t_legal, t_valid = _legal_actions_torch(mask)
+    assert torch.equal(t_legal, legal) and torch.equal(t_valid, valid)

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from rummy_agents.arena.registry import AGENTS, GAME_AGENTS
-from rummy_agents.ppo_net import MaskedActorCritic
+from rummy_agents.ppo_net import MaskedActorCritic, legal_actions, sparse_rows
 
 SELF_PLAY, POOL, BASELINE = 0, 1, 2  # game roles
 
@@ -53,16 +53,32 @@ def batched(agent: Any) -> Any:
 
 
 def policy_actions(
-    net: MaskedActorCritic, x: np.ndarray, mask: np.ndarray, greedy: bool = False
+    net: MaskedActorCritic,
+    x: np.ndarray,
+    mask: np.ndarray,
+    greedy: bool = False,
+    legal: bool = True,
 ) -> np.ndarray:
     """Actions of a network for feature rows ``x`` and bool masks (no gradient), on the
-    network's device."""
+    network's device: the most likely (``greedy``) or sampled. ``legal``: score the legal
+    actions only (``forward_legal``, sparse inputs on CPU); the same moves when ``greedy``,
+    other random numbers when sampling than the full softmax (``legal=False``)."""
     dev = next(net.parameters()).device
     with torch.no_grad():
-        logits, _ = net(torch.from_numpy(x).to(dev), torch.from_numpy(mask).to(dev))
+        xt = torch.from_numpy(x).to(dev)
+        if legal:
+            ids, valid = (t.to(dev) for t in legal_actions(mask))
+            sparse = sparse_rows(x) if dev.type == "cpu" else None
+            logits, _ = net.forward_legal(xt, ids, valid, sparse)
+        else:
+            logits, _ = net(xt, torch.from_numpy(mask).to(dev))
         if greedy:
-            return logits.argmax(1).cpu().numpy()
-        return torch.distributions.Categorical(logits=logits).sample().cpu().numpy()
+            pick = logits.argmax(1)
+        else:
+            pick = torch.distributions.Categorical(logits=logits).sample()
+        if legal:
+            pick = ids.gather(1, pick[:, None]).squeeze(1)
+        return pick.cpu().numpy()
 
 
 class Opponents:
@@ -76,6 +92,8 @@ class Opponents:
         pool_net: the network that plays the pool games' opponents (a snapshot is loaded into
             it at each update by :meth:`draw`).
         baseline: the baseline agent, as :func:`batched` makes it.
+        legal_logits: the pool snapshot samples over its legal actions only
+            (:func:`policy_actions`).
     """
 
     def __init__(
@@ -86,6 +104,7 @@ class Opponents:
         pool_frac: float,
         pool_net: MaskedActorCritic,
         baseline: Any,
+        legal_logits: bool = True,
     ) -> None:
         n_self = int(round(n * self_play_frac))
         self.n_pool = int(round(n * pool_frac))
@@ -95,6 +114,7 @@ class Opponents:
         self.learner_seat = np.arange(n) % num_players
         self.pool_net = pool_net
         self.baseline = baseline
+        self.legal_logits = legal_logits
         self.pool: list[dict[str, torch.Tensor]] = []  # snapshots (state dicts), oldest first
 
     def draw(self, net: MaskedActorCritic, rng: np.random.Generator) -> None:
@@ -129,7 +149,9 @@ class Opponents:
         (from the observations ``obs`` of the batched ``game``)."""
         rows = np.flatnonzero(~learner & (self.role == POOL))
         if rows.size:
-            actions[rows] = policy_actions(self.pool_net, x[rows], mask[rows])
+            actions[rows] = policy_actions(
+                self.pool_net, x[rows], mask[rows], legal=self.legal_logits
+            )
         rows = np.flatnonzero(~learner & (self.role == BASELINE))
         if rows.size:
             o, m = obs["observation"][rows], obs["action_mask"][rows]

@@ -88,9 +88,9 @@ class Rollout:
             mask = obs["action_mask"] == 1
             x = add_features(cfg.features, obs["observation"], cfg.game, cfg.options)
             with torch.no_grad():
-                xt, mt = torch.from_numpy(x).to(dev), torch.from_numpy(mask).to(dev)
+                xt = torch.from_numpy(x).to(dev)
                 if cfg.legal_logits:
-                    legal, valid = legal_actions(mt)
+                    legal, valid = (v.to(dev) for v in legal_actions(mask))
                     sparse = sparse_rows(x) if use_sparse(cfg, dev) else None
                     logits, value = net.forward_legal(xt, legal, valid, sparse)
                     dist = torch.distributions.Categorical(logits=logits)
@@ -98,7 +98,7 @@ class Rollout:
                     logp = dist.log_prob(pick)
                     action = legal.gather(1, pick[:, None]).squeeze(1)
                 else:
-                    logits, value = net(xt, mt)
+                    logits, value = net(xt, torch.from_numpy(mask).to(dev))
                     dist = torch.distributions.Categorical(logits=logits)
                     action = dist.sample()
                     logp = dist.log_prob(action)
