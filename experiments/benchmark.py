@@ -15,8 +15,10 @@ min and max are reported):
 (c) AEC env steps/s through the PettingZoo wrappers, the standard ``agent_iter`` loop.
 (d) exact deadwood solver hands/s on random 10-card hands (``deadwood``) and 11-card hands
     (``deadwood_after_discard``).
-(e) training throughput: env steps/s per update of ``experiments/ppo_selfplay.py`` (Gin, 2,048
-    games, rollout inference and PPO updates included), when torch is installed.
+(e) training throughput: env steps/s per update of ``experiments/ppo_selfplay.py`` with each
+    game's best feature set (Gin 2,048 games, 500 Rum and Rummy 51 512 games; rollout inference,
+    opponents, features and PPO updates included; ``experiments/train_throughput.py``), when
+    torch is installed.
 Plus import-to-first-step time in a fresh interpreter, bytes of state per game and the peers:
 RLCard's ``gin-rummy`` env and OpenSpiel's ``gin_rummy`` driven from a Python loop (with and
 without ``observation_tensor`` per decision), each given a fixed time budget per repeat.
@@ -25,7 +27,6 @@ without ``observation_tensor`` per decision), each given a fixed time budget per
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime as dt
 import importlib.metadata as md
 import os
@@ -767,44 +768,51 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
 
     print("training throughput ...", file=sys.stderr)
     if sizes.train:
-        n_envs, updates = (64, 2) if sizes.quick else (2048, 10)
-        m["train"] = train_throughput(n_envs, updates)
+        for game, n_envs in TRAIN_GAMES:
+            if sizes.quick and game != "gin_rummy":  # each compiles its feature kernels
+                add(f"train_{game}", train_label(game, n_envs), "steps/s", "skipped (--quick)")
+                continue
+            n_envs, updates = (64, 2) if sizes.quick else (n_envs, 10 if n_envs > 512 else 8)
+            m[f"train_{game}"] = train_throughput(game, n_envs, updates)
     else:
-        add("train", "(e) `ppo_selfplay.py` training", "steps/s", "skipped (--no-train)")
+        for game, n_envs in TRAIN_GAMES:
+            add(f"train_{game}", train_label(game, n_envs), "steps/s", "skipped (--no-train)")
     print("checking which numba builds run ...", file=sys.stderr)
     checks = build_checks()
     return {"m": m, "startup": startup, "obs_size": vec.venv.game.obs_size, "checks": checks}
 
 
-TRAIN_ARGS = ["--game", "gin_rummy", "--num-steps", "32", "--eval-every", "0", "--eval-games", "16"]
 TARGET_TRAIN_SPS = 20_000
+TARGET_JOKER_TRAIN_SPS = 10_000
+TRAIN_GAMES = (("gin_rummy", 2048), ("five_hundred_rum", 512), ("rummy51", 512))
+"""(game, games stepped together) of the training-throughput rows."""
 
 
-def train_throughput(num_envs: int, updates: int) -> Measurement:
-    """(e) ``experiments/ppo_selfplay.py`` env steps/s per update (rollout inference, GAE and the
-    PPO update all included), from its ``progress.csv``; the first update (warm-up) is dropped.
-    Runs the script in a fresh interpreter; skipped when torch is not installed.
+def train_label(game: str, num_envs: int) -> str:
+    """The report's label of a training-throughput row."""
+    import train_throughput as tt  # beside this script
+
+    return f"(e) `ppo_selfplay.py` training, {tt.NAMES[game]}, {num_envs:,} games x 32 steps"
+
+
+def train_throughput(game: str, num_envs: int, updates: int) -> Measurement:
+    """(e) ``experiments/ppo_selfplay.py`` env steps/s per update with the game's best feature
+    set (``train_throughput.RECIPES``; rollout inference, GAE and the PPO update all included),
+    from its ``progress.csv``; the first update (warm-up) is dropped. Runs the script in a fresh
+    interpreter; skipped when torch is not installed.
     """
-    label = f"(e) `ppo_selfplay.py` training, Gin, {num_envs:,} games x 32 steps per update"
-    meas = Measurement("train", label, "steps/s", note="per update, all included; 1 thread each")
+    import train_throughput as tt
+
+    meas = Measurement(f"train_{game}", train_label(game, num_envs), "steps/s",
+                       note="per update, all included; 1 thread each")  # fmt: skip
     try:
         import torch  # noqa: F401
     except ImportError:
         meas.note = "skipped: torch not installed (pip install -c constraints.txt -e .[train])"
         return meas
-    script = Path(__file__).resolve().parent / "ppo_selfplay.py"
-    with tempfile.TemporaryDirectory(prefix="ppo_tp_") as tmp:
-        cmd = [sys.executable, str(script), *TRAIN_ARGS, "--num-envs", str(num_envs),
-               "--total-steps", str(num_envs * 32 * (updates + 1)), "--no-progress",
-               "--no-tensorboard", "--out", tmp]  # fmt: skip
-        res = subprocess.run(cmd, capture_output=True, text=True)
-        if res.returncode != 0:
-            last = res.stderr.strip().splitlines()[-1:] or [f"exit code {res.returncode}"]
-            meas.note = f"failed: {last[0]}"
-            return meas
-        with open(Path(tmp) / "progress.csv", newline="") as f:
-            rows = list(csv.DictReader(f))
-    meas.samples = [float(r["sps"]) for r in rows[1:]] or [float(r["sps"]) for r in rows]
+    meas.samples, why = tt.measure(game, num_envs, updates)
+    if why:
+        meas.note = why
     return meas
 
 
@@ -860,8 +868,20 @@ def target_rows(m: dict[str, Measurement], state_bytes: int) -> list[list[str]]:
         ),
         row(
             "(e) `ppo_selfplay.py` training env steps/s >= 20,000",
-            m["train"].median,
+            m["train_gin_rummy"].median,
             TARGET_TRAIN_SPS,
+            "steps/s",
+        ),
+        row(
+            "500 Rum training env steps/s, best features >= 10,000",
+            m["train_five_hundred_rum"].median,
+            TARGET_JOKER_TRAIN_SPS,
+            "steps/s",
+        ),
+        row(
+            "Rummy 51 training env steps/s, best features >= 10,000",
+            m["train_rummy51"].median,
+            TARGET_JOKER_TRAIN_SPS,
             "steps/s",
         ),
     ]
@@ -1017,14 +1037,19 @@ def render(
         "",
         "## Results: training throughput",
         "",
-        table(head, [mrow(m["train"])]),
+        table(head, [mrow(m[f"train_{g}"]) for g, _ in TRAIN_GAMES]),
         "",
-        "`python experiments/ppo_selfplay.py " + " ".join(TRAIN_ARGS) + " --num-envs N ...` in a "
-        "fresh interpreter: masked PPO over `make_vec` with self-play, default network (MLP "
-        "128x2 + card head), 1 torch and 1 numba thread. Each sample is one update's env steps "
-        "divided by its wall time (rollout with policy inference, GAE, PPO epochs); the first "
-        "update is dropped. It shares the machine with nothing else in this run, but not with "
-        "other jobs on the machine.",
+        "`python experiments/train_throughput.py --games G --num-envs N`, which runs "
+        "`experiments/ppo_selfplay.py --game G --num-envs N --num-steps 32 --eval-every 0 ...` "
+        "in a fresh interpreter with each game's best feature set (Gin: the defaults, MLP "
+        "128x2 + card head; 500 Rum: `--features joker_cards_planner --hidden 256`, 3,697 "
+        "inputs; Rummy 51: `--features joker_cards_melds --hidden 256`, 4,086 inputs): masked "
+        "PPO over `make_vec`, half self-play, a quarter against past snapshots, a quarter "
+        "against the rule agent (`simple`, `greedy`), on the CPU with 1 torch and 1 numba "
+        "thread. Each sample is one update's env steps divided by its wall time (rollout with "
+        "the network's and the opponents' moves, features, GAE, PPO epochs); the first update "
+        "is dropped. It shares the machine with nothing else in this run, but not with other "
+        "jobs on the machine.",
         "",
         "## Results: peers",
         "",
