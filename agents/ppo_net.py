@@ -109,7 +109,9 @@ class MaskedActorCritic(nn.Module):
     def _extra_at(
         self, x: torch.Tensor, h: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor
     ) -> torch.Tensor | None:
-        """``_extra``'s values at the (row, action) pairs ``rows, cols`` only, or None."""
+        """What the card head and the meld planes add to the logits of the (row, action)
+        pairs ``rows, cols`` (``_logits`` adds them to every action), or None.
+        """
         add = None
 
         def plus(term: torch.Tensor) -> None:
@@ -137,36 +139,28 @@ class MaskedActorCritic(nn.Module):
                 plus(torch.where(inside, gate[rows, k] * plane, 0.0))
         return add
 
-    def _extra(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor | None:
-        """What the card head and the meld planes add to the policy's (B, A) logits, or None."""
-        add = None
-        if self.card_inputs and self.card_actions:
-            planes = torch.stack([x[:, o : o + 52] for o in self.card_inputs], -1)  # (B, 52, K)
-            z = torch.tanh(self.card_in(planes) + self.card_ctx(h)[:, None, :])
-            out = self.card_out(z)  # (B, 52, M + S)
-            m = len(self.card_actions)
-            per_card = out[:, :, :m].transpose(1, 2).reshape(x.shape[0], -1)  # (B, M * 52)
-            add = h.new_zeros((x.shape[0], self.policy.out_features))
-            add = add.index_add(1, self.card_ids, per_card)
-            for j, (a, o) in enumerate(self.card_select):
-                score = (x[:, o : o + 52] * out[:, :, m + j]).sum(1)
-                add = add.index_add(1, self.card_ids.new_tensor([a]), score[:, None])
-        if self.meld_planes:
-            gate = self.meld_gate(h)
-            if add is None:
-                add = h.new_zeros((x.shape[0], self.policy.out_features))
-            for k, (a, o, w) in enumerate(self.meld_planes):
-                add[:, a : a + w] += gate[:, k : k + 1] * x[:, o : o + w]
-        return add
-
     def _logits(
         self, x: torch.Tensor, sparse: SparseRows | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Unmasked (B, A) logits and (B,) values."""
         h = self._trunk(x, sparse)
         logits = self.policy(h)
-        add = self._extra(x, h)
-        if add is not None:
+        # the additions in the order of the runs before forward_legal (the same floats)
+        if self.card_inputs and self.card_actions:
+            planes = torch.stack([x[:, o : o + 52] for o in self.card_inputs], -1)  # (B, 52, K)
+            z = torch.tanh(self.card_in(planes) + self.card_ctx(h)[:, None, :])
+            out = self.card_out(z)  # (B, 52, M + S)
+            m = len(self.card_actions)
+            per_card = out[:, :, :m].transpose(1, 2).reshape(x.shape[0], -1)  # (B, M * 52)
+            logits = logits.index_add(1, self.card_ids, per_card)
+            for j, (a, o) in enumerate(self.card_select):
+                score = (x[:, o : o + 52] * out[:, :, m + j]).sum(1)
+                logits = logits.index_add(1, self.card_ids.new_tensor([a]), score[:, None])
+        if self.meld_planes:
+            gate = self.meld_gate(h)
+            add = torch.zeros_like(logits)
+            for k, (a, o, w) in enumerate(self.meld_planes):
+                add[:, a : a + w] += gate[:, k : k + 1] * x[:, o : o + w]
             logits = logits + add
         return logits, self.value(h).squeeze(-1)
 
