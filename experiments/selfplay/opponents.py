@@ -61,8 +61,9 @@ def policy_actions(
 ) -> np.ndarray:
     """Actions of a network for feature rows ``x`` and bool masks (no gradient), on the
     network's device: the most likely (``greedy``) or sampled. ``legal``: score the legal
-    actions only (``forward_legal``, sparse inputs on CPU); the same moves when ``greedy``,
-    other random numbers when sampling than the full softmax (``legal=False``)."""
+    actions only (``forward_legal``, sparse inputs on CPU): the same moves as the full softmax
+    (``legal=False``) when ``greedy`` (but for float rounding in near ties), other random
+    numbers when sampling."""
     dev = next(net.parameters()).device
     with torch.no_grad():
         xt = torch.from_numpy(x).to(dev)
