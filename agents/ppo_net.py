@@ -234,11 +234,12 @@ def _scatter_rows(idx, val, grad, out):  # pragma: no cover - compiled
 
 @kernel
 def _pack_nonzero(x, idx, val):  # pragma: no cover - compiled
+    # x: float rows (sparse_rows) or bool rows (legal_actions, val = valid)
     b, d = x.shape
     for i in range(b):
         k = 0
         for j in range(d):
-            if x[i, j] != 0.0:
+            if x[i, j]:
                 idx[i, k] = j
                 val[i, k] = x[i, j]
                 k += 1
@@ -251,7 +252,7 @@ def _max_nonzero(x):  # pragma: no cover - compiled
     for i in range(b):
         k = 0
         for j in range(d):
-            if x[i, j] != 0.0:
+            if x[i, j]:
                 k += 1
         most = max(most, k)
     return most
@@ -280,10 +281,10 @@ def legal_actions(mask: torch.Tensor | np.ndarray) -> tuple[torch.Tensor, torch.
         return _legal_actions_torch(mask)
     arr = mask.numpy() if isinstance(mask, torch.Tensor) else np.asarray(mask)
     arr = np.ascontiguousarray(arr.astype(np.bool_, copy=False))
-    width = _max_true(arr) if arr.shape[0] else 1
+    width = _max_nonzero(arr) if arr.shape[0] else 1
     legal = np.zeros((arr.shape[0], width), dtype=np.int64)
     valid = np.zeros((arr.shape[0], width), dtype=np.bool_)
-    _pack_true(arr, legal, valid)
+    _pack_nonzero(arr, legal, valid)
     return torch.from_numpy(legal), torch.from_numpy(valid)
 
 
@@ -299,31 +300,6 @@ def _legal_actions_torch(mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor
     legal[rows, pos] = cols
     valid[rows, pos] = True
     return legal, valid
-
-
-@kernel
-def _max_true(mask):  # pragma: no cover - compiled
-    b, a = mask.shape
-    most = 1
-    for i in range(b):
-        k = 0
-        for j in range(a):
-            if mask[i, j]:
-                k += 1
-        most = max(most, k)
-    return most
-
-
-@kernel
-def _pack_true(mask, legal, valid):  # pragma: no cover - compiled
-    b, a = mask.shape
-    for i in range(b):
-        k = 0
-        for j in range(a):
-            if mask[i, j]:
-                legal[i, k] = j
-                valid[i, k] = True
-                k += 1
 
 
 def build_checkpoint(net: MaskedActorCritic, meta: dict[str, Any]) -> dict[str, Any]:
