@@ -53,47 +53,47 @@ class Layout(PieceLayout):
     num_players: int
     deck_size: int
 
-    @property
+    @cached_property
     def max_melds(self) -> int:
         """Table meld slots."""
         return self.deck_size // 3
 
-    @property
+    @cached_property
     def draw_stock(self) -> int:
         """Id of DRAW_STOCK."""
         return 0
 
-    @property
+    @cached_property
     def take_base(self) -> int:
         """First TAKE_DISCARD id."""
         return 1
 
-    @property
+    @cached_property
     def meld_base(self) -> int:
         """First MELD id."""
         return self.take_base + self.deck_size
 
-    @property
+    @cached_property
     def layoff_base(self) -> int:
         """First LAYOFF id (``layoff_base + c * M + m``)."""
         return self.meld_base + NUM_TEMPLATES
 
-    @property
+    @cached_property
     def joker_base(self) -> int:
         """First LAYOFF_JOKER id (``joker_base + 2 * m + e``)."""
         return self.layoff_base + 52 * self.max_melds
 
-    @property
+    @cached_property
     def discard_base(self) -> int:
         """First DISCARD id."""
         return self.joker_base + 2 * self.max_melds
 
-    @property
+    @cached_property
     def pass_action(self) -> int:
         """Id of PASS."""
         return self.discard_base + NUM_TYPES
 
-    @property
+    @cached_property
     def num_actions(self) -> int:
         """Size of the action space."""
         return self.pass_action + 1
