@@ -97,7 +97,7 @@ def main(args: list[str] | None = None) -> None:
     baseline = batched(make_agent(cfg.baseline, seed=cfg.seed, game=cfg.game))
     opponents = Opponents(
         n, venv.num_players, cfg.self_play_frac, cfg.pool_frac, pool_net, baseline,
-        cfg.legal_logits,
+        cfg.legal_logits, cfg.sparse_inputs,
     )  # fmt: skip
     teacher = make_teacher(cfg)
 

@@ -441,3 +441,42 @@ def test_teacher_moves_plays_each_game_once(capsys) -> None:
     assert "of 4 games to 500" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         _run("experiments/teacher_moves.py", "--agent", "x.pt", "--kinds", "melds")
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_pool_and_evaluation_follow_the_runs_input_flags(monkeypatch, sparse: bool) -> None:
+    """``--no-sparse-inputs`` reaches every network move, not only the learner's: the pool
+    snapshot's samples and the greedy evaluation pack sparse rows only when the run does, and
+    the moves are legal either way."""
+    import torch
+
+    import selfplay.opponents as opponents
+    import selfplay.progress as progress
+    from rummy_agents.features import feature_size
+    from rummy_agents.ppo_net import MaskedActorCritic
+    from selfplay.config import Config, finalize
+
+    packed: list[int] = []
+    original = opponents.sparse_rows
+
+    def counting(x):
+        packed.append(len(x))
+        return original(x)
+
+    monkeypatch.setattr(opponents, "sparse_rows", counting)
+    cfg = finalize(Config(game="gin_rummy", num_envs=8, sparse_inputs=sparse))
+    torch.manual_seed(0)
+    width = 225 + feature_size(cfg.features)
+    net = MaskedActorCritic(width, 107, hidden=16)
+    opp = opponents.Opponents(4, 2, 0.0, 1.0, net, None, True, cfg.sparse_inputs)
+    rng = np.random.default_rng(0)
+    x = rng.random((4, width), dtype=np.float32) * (rng.random((4, width)) < 0.1)
+    mask = np.zeros((4, 107), dtype=bool)
+    mask[:, [0, 1, 5]] = True
+    actions = np.zeros(4, dtype=np.int64)
+    opp.act(actions, np.zeros(4, dtype=bool), x, mask, {}, None)
+    assert set(actions.tolist()) <= {0, 1, 5}
+    assert bool(packed) == sparse
+    packed.clear()
+    out = progress.evaluate(net, cfg, "random", games=4, seed=0)
+    assert bool(packed) == sparse and 0.0 <= out["eval_win_rate"] <= 1.0

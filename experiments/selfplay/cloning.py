@@ -192,7 +192,14 @@ def teacher_games(
             mine = cur[rows] == seat[rows]
             played = a.copy()
             if mine.any():
-                played[rows[mine]] = policy_actions(student, x[mine], ms[-1][mine], greedy=True)
+                played[rows[mine]] = policy_actions(
+                    student,
+                    x[mine],
+                    ms[-1][mine],
+                    greedy=True,
+                    legal=cfg.legal_logits,
+                    sparse=cfg.sparse_inputs,
+                )
         obs, rewards, term, trunc, info = venv.step(played)
         rews.append(reward_of(rewards, term | trunc))
         dones.append(term | trunc)

@@ -58,19 +58,21 @@ def policy_actions(
     mask: np.ndarray,
     greedy: bool = False,
     legal: bool = True,
+    sparse: bool = True,
 ) -> np.ndarray:
     """Actions of a network for feature rows ``x`` and bool masks (no gradient), on the
     network's device: the most likely (``greedy``) or sampled. ``legal``: score the legal
-    actions only (``forward_legal``, sparse inputs on CPU): the same moves as the full softmax
-    (``legal=False``) when ``greedy`` (but for float rounding in near ties), other random
-    numbers when sampling."""
+    actions only (``forward_legal``): the same moves as the full softmax (``legal=False``) when
+    ``greedy`` (but for float rounding in near ties), other random numbers when sampling.
+    ``sparse``: with ``legal``, on a CPU, the first layer reads the nonzero inputs only (the
+    run's ``sparse_inputs``)."""
     dev = next(net.parameters()).device
     with torch.no_grad():
         xt = torch.from_numpy(x).to(dev)
         if legal:
             ids, valid = (t.to(dev) for t in legal_actions(mask))
-            sparse = sparse_rows(x) if dev.type == "cpu" else None
-            logits, _ = net.forward_legal(xt, ids, valid, sparse)
+            sparse_x = sparse_rows(x) if sparse and dev.type == "cpu" else None
+            logits, _ = net.forward_legal(xt, ids, valid, sparse_x)
         else:
             logits, _ = net(xt, torch.from_numpy(mask).to(dev))
         if greedy:
@@ -95,6 +97,7 @@ class Opponents:
         baseline: the baseline agent, as :func:`batched` makes it.
         legal_logits: the pool snapshot samples over its legal actions only
             (:func:`policy_actions`).
+        sparse_inputs: on a CPU its first layer reads the nonzero inputs only.
     """
 
     def __init__(
@@ -106,6 +109,7 @@ class Opponents:
         pool_net: MaskedActorCritic,
         baseline: Any,
         legal_logits: bool = True,
+        sparse_inputs: bool = True,
     ) -> None:
         n_self = int(round(n * self_play_frac))
         self.n_pool = int(round(n * pool_frac))
@@ -116,6 +120,7 @@ class Opponents:
         self.pool_net = pool_net
         self.baseline = baseline
         self.legal_logits = legal_logits
+        self.sparse_inputs = sparse_inputs
         self.pool: list[dict[str, torch.Tensor]] = []  # snapshots (state dicts), oldest first
 
     def draw(self, net: MaskedActorCritic, rng: np.random.Generator) -> None:
@@ -151,7 +156,11 @@ class Opponents:
         rows = np.flatnonzero(~learner & (self.role == POOL))
         if rows.size:
             actions[rows] = policy_actions(
-                self.pool_net, x[rows], mask[rows], legal=self.legal_logits
+                self.pool_net,
+                x[rows],
+                mask[rows],
+                legal=self.legal_logits,
+                sparse=self.sparse_inputs,
             )
         rows = np.flatnonzero(~learner & (self.role == BASELINE))
         if rows.size:

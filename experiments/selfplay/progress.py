@@ -93,7 +93,9 @@ def evaluate(
         cur = info["current_player"]
         mask = obs["action_mask"] == 1
         x = add_features(cfg.features, obs["observation"], cfg.game, cfg.options)
-        actions = policy_actions(net, x, mask, greedy=True)
+        actions = policy_actions(
+            net, x, mask, greedy=True, legal=cfg.legal_logits, sparse=cfg.sparse_inputs
+        )
         opp_rows = np.flatnonzero((cur != seat) & ~finished)
         if opp_rows.size:
             o, m = obs["observation"][opp_rows], obs["action_mask"][opp_rows]
