@@ -93,6 +93,56 @@ def test_gin_deadwood_features_match_rule_helpers() -> None:
         obs, *_ = venv.step(acts)
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_gin_relative_deadwood_matches_rule_helpers(players: int) -> None:
+    """``gin_deadwood_relative``: per card, (deadwood after discarding it - the best discard's) /
+    10, capped at 1 (1 where it cannot be discarded; a 10-card hand: after taking the top
+    discard, which it cannot discard), so the best discards read exactly 0; at the top discard
+    of a 10-card hand what taking it gains in points / 10, within [-1, 1]. The first entries of
+    the set are ``gin_deadwood``'s, byte for byte."""
+    fs = FeatureSet("gin_rummy", "gin_deadwood_relative", {"num_players": players})
+    plain = FeatureSet("gin_rummy", "gin_deadwood", {"num_players": players})
+    venv = rummy_env.make_vec("gin_rummy", 48, seed=11, num_players=players)
+    obs, _ = venv.reset()
+    rng = np.random.default_rng(1)
+    o_top = fs.card_layout()[0][1]  # the observation's discard_top plane
+    seen = {10: 0, 11: 0}
+    for _ in range(40):
+        x = fs(obs["observation"])
+        np.testing.assert_array_equal(
+            x[:, : plain.obs_size + plain.size], plain(obs["observation"])
+        )
+        for i in range(x.shape[0]):
+            o = obs["observation"][i]
+            hand = mask_of(o[:52])
+            n = bin(hand).count("1")
+            rel = x[i, fs.offset("gin_deadwood_relative") :]
+            assert rel.shape == (104,) and (rel[:52] >= 0).all() and (rel[:52] <= 1).all()
+            want = np.ones(52, np.float32)
+            take = np.zeros(52, np.float32)
+            tops = np.flatnonzero(o[o_top : o_top + 52] > 0.5)
+            if n == 11:
+                dw = deadwood_per_discard(hand)
+                held = [c for c in range(52) if hand >> c & 1]
+                best = min(dw[c] for c in held)
+                for c in held:
+                    want[c] = min(dw[c] - best, 10) / 10
+            elif n == 10 and tops.size and not hand >> int(tops[0]) & 1:
+                top = int(tops[0])
+                dw = deadwood_per_discard(hand | 1 << top)
+                held = [c for c in range(52) if hand >> c & 1]
+                best = min(dw[c] for c in held)
+                for c in held:
+                    want[c] = min(dw[c] - best, 10) / 10
+                take[top] = np.clip((hand_deadwood(hand) - best) / 10, -1, 1)
+            seen[n] = seen.get(n, 0) + 1
+            np.testing.assert_allclose(rel[:52], want, atol=1e-6)
+            np.testing.assert_allclose(rel[52:], take, atol=1e-6)
+        acts = (rng.random(obs["action_mask"].shape) * obs["action_mask"]).argmax(1)
+        obs, *_ = venv.step(acts)
+    assert seen[10] > 100 and seen[11] > 100
+
+
 def test_sb3_vec_env_and_maskable_ppo_smoke(tmp_path) -> None:
     pytest.importorskip("torch")
     sb3c = pytest.importorskip("sb3_contrib")

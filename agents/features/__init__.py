@@ -14,9 +14,10 @@ the rule config::
     x = fs(obs)  # (B, O) -> (B, O + fs.size) float32
 
 Checkpoints name their feature set by a legacy name (:data:`LEGACY_NAMES`: ``"none"``,
-``"gin_deadwood"``, ``"joker_cards"``, ``"joker_cards_out"``, ``"joker_cards_plan"``,
-``"joker_cards_melds"``, ``"joker_cards_takes"``, ``"joker_cards_discards"``,
-``"joker_cards_planner"``), each the pieces of the previous one and more; a legacy name gives
+``"gin_deadwood"``, ``"gin_deadwood_relative"``, ``"joker_cards"``, ``"joker_cards_out"``,
+``"joker_cards_plan"``, ``"joker_cards_melds"``, ``"joker_cards_takes"``,
+``"joker_cards_discards"``, ``"joker_cards_planner"``), each the pieces of the previous one
+of its game and more; a legacy name gives
 exactly the entries, in the same order, the checkpoint was trained on.
 ``docs/features.md`` tells how each piece came about and what it did for the cloned agents.
 
@@ -30,6 +31,11 @@ Gin Rummy
   best deadwood reachable by taking the top discard, and a plane holding, at the top discard
   only, what taking it gains: (deadwood now - best deadwood after taking it) / 100 (10-card
   hands; 0 elsewhere). See :mod:`rummy_agents.features.gin`.
+- ``gin_deadwood_relative`` (104): the same two planes in points relative to the best: per
+  card, (deadwood after discarding it - the best discard's) / 10, capped at 1 (so the best
+  discards read 0; 1 for cards that cannot be discarded), and at the top discard of a 10-card
+  hand what taking it gains in points / 10, within [-1, 1]. A deadwood difference of one point
+  is 0.1 here and 0.01 in ``gin_deadwood``.
 
 500 Rum and Rummy 51, six card planes (the helpers of :mod:`rummy_agents.joker_rollouts`)
 

@@ -152,6 +152,8 @@ class FeatureSet:
             self._at[n] = at
             at += PIECES[n].size
         self._blocks = {PIECES[n].block for n in self.pieces}
+        if "gin_rel" in self._blocks:
+            self._blocks.add("gin")  # computed by the same kernel
         if self._blocks & {"takes", "discards"}:
             self._blocks.add("cards")  # the table-fit plane
         if "discards" in self._blocks:
@@ -217,7 +219,8 @@ class FeatureSet:
         out = {k: np.zeros((b, BLOCK_SIZES[k]), np.float32) for k in self._blocks}
         if "gin" in out:
             offs = EGin.piece_offsets(self.config.auto_meld)
-            gin_deadwood(obs, out["gin"], offs["hand"], offs["discard_top"])
+            rel = out.get("gin_rel")
+            gin_deadwood(obs, out["gin"], offs["hand"], offs["discard_top"], rel)
             return out
         lay, offs, offs2 = self.layout, self._offs, self._offs2
         if "cards" in out:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rummy_agents.features.gin import GIN_DEADWOOD_SIZE
+from rummy_agents.features.gin import GIN_DEADWOOD_SIZE, GIN_RELATIVE_SIZE
 from rummy_agents.features.joker_cards import (
     CARD_PLANES,
     DISCARD_PLANES,
@@ -28,13 +28,15 @@ GAME_NAMES = {"gin_rummy": "Gin Rummy", "five_hundred_rum": "500 Rum", "rummy51"
 
 BLOCK_SIZES = {
     "gin": GIN_DEADWOOD_SIZE,
+    "gin_rel": GIN_RELATIVE_SIZE,
     "cards": CARD_PLANES,
     "turn": TURN_BLOCK,
     "takes": TAKE_DEPTHS,
     "discards": DISCARD_PLANES,
     "plan": PLAN_BLOCK,
 }
-"""Width of each block: ``gin`` (Gin Rummy's deadwood), ``cards`` (the six card planes),
+"""Width of each block: ``gin`` (Gin Rummy's deadwood), ``gin_rel`` (the same, relative to the
+best discard), ``cards`` (the six card planes),
 ``turn`` (going out, held points, melded copies, fewest-cards melds), ``takes`` (take gains per
 pile depth), ``discards`` (discard scores) and ``plan`` (``greedy``'s plan, shortest opponent).
 """
@@ -74,6 +76,7 @@ PIECES: dict[str, Piece] = {
     p.name: p
     for p in (
         Piece("gin_deadwood", GIN, "gin", 0, GIN_DEADWOOD_SIZE, (0, 54)),
+        Piece("gin_deadwood_relative", GIN, "gin_rel", 0, GIN_RELATIVE_SIZE, (0, 52)),
         _card_plane("melds_with_hand", 0),
         _card_plane("hand_closeness", 1),
         _card_plane("next_player_closeness", 2),
@@ -112,6 +115,7 @@ _DISCARDS = (*_TAKES, "discard_scores", "free_discard_scores")
 LEGACY_NAMES: dict[str, tuple[str, ...]] = {
     "none": (),
     "gin_deadwood": ("gin_deadwood",),
+    "gin_deadwood_relative": ("gin_deadwood", "gin_deadwood_relative"),
     "joker_cards": _CARD_PIECES,
     "joker_cards_out": _OUT,
     "joker_cards_plan": _PLAN,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_agents.features import feature_size
+from rummy_agents.features import PIECES, feature_size, parse_pieces
 from selfplay.config import Config
 
 
@@ -49,12 +49,15 @@ class TrainRewards:
 
 def shaping_score(cfg: Config, x: np.ndarray) -> np.ndarray | None:
     """Per-row shaping score of featured observations: minus the hand's deadwood / 100 for Gin
-    Rummy with deadwood features (10 cards: now; 11 cards: after the best discard), else None.
+    Rummy with the ``gin_deadwood`` piece (10 cards: now; 11 cards: after the best discard),
+    else None.
     """
-    if cfg.features != "gin_deadwood":
+    pieces = parse_pieces(cfg.features)
+    if cfg.game != "gin_rummy" or "gin_deadwood" not in pieces:
         return None
+    before = sum(PIECES[n].size for n in pieces[: pieces.index("gin_deadwood")])
     n_cards = x[:, :52].sum(1)
-    dw = x[:, x.shape[1] - feature_size(cfg.features) + 52]
+    dw = x[:, x.shape[1] - feature_size(cfg.features) + before + 52]
     return np.where((n_cards == 10) | (n_cards == 11), -dw, 0.0)
 
 
