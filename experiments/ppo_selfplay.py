@@ -63,7 +63,7 @@ from rummy_agents.arena.registry import make_agent
 from rummy_agents.ppo_net import MaskedActorCritic, legal_actions, sparse_rows
 from selfplay.cloning import imitate, make_teacher
 from selfplay.config import Config, finalize, parse_command_line, resolve_device, resume_config
-from selfplay.network import init_weights, network_meta, new_network, save_agent
+from selfplay.network import card_head_only, init_weights, network_meta, new_network, save_agent
 from selfplay.opponents import BASELINE, POOL, SELF_PLAY, Opponents, batched
 from selfplay.progress import ProgressLog, evaluate, plot_curve
 from selfplay.rollout import Batch, Rollout, use_sparse
@@ -92,6 +92,8 @@ def main(args: list[str] | None = None) -> None:
     net = new_network(meta).to(dev).train()
     if cfg.init_agent:
         net.load_state_dict(init_weights(cfg.init_agent, meta))
+    if cfg.card_head_only:
+        card_head_only(net)
     pool_net = new_network(meta).to(dev)
     optim = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     baseline = batched(make_agent(cfg.baseline, seed=cfg.seed, game=cfg.game))

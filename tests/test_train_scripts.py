@@ -480,3 +480,56 @@ def test_pool_and_evaluation_follow_the_runs_input_flags(monkeypatch, sparse: bo
     packed.clear()
     out = progress.evaluate(net, cfg, "random", games=4, seed=0)
     assert bool(packed) == sparse and 0.0 <= out["eval_win_rate"] <= 1.0
+
+
+def test_deadwood_shaping_reads_the_gin_deadwood_piece_wherever_it_sits() -> None:
+    """The shaping score is minus the hand's deadwood / 100 with any set holding
+    ``gin_deadwood`` (the same numbers with ``gin_deadwood_relative``), and None without it."""
+    import rummy_env
+    from rummy_agents.features import add_features
+    from selfplay.advantages import shaping_score
+    from selfplay.config import Config, finalize
+
+    venv = rummy_env.make_vec("gin_rummy", 16, seed=2)
+    obs, _ = venv.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(6):
+        obs, *_ = venv.step((rng.random(obs["action_mask"].shape) * obs["action_mask"]).argmax(1))
+    scores = []
+    for features in ("gin_deadwood", "gin_deadwood_relative"):
+        cfg = finalize(Config(game="gin_rummy", features=features))
+        scores.append(shaping_score(cfg, add_features(features, obs["observation"], "gin_rummy")))
+    np.testing.assert_array_equal(scores[0], scores[1])
+    assert (scores[0] < 0).any()
+    none = finalize(Config(game="gin_rummy", features="none"))
+    assert shaping_score(none, obs["observation"]) is None
+
+
+def test_card_head_only_keeps_the_card_actions_policy_rows_at_zero(tmp_path) -> None:
+    """``--card-head-only``: after PPO updates (and a resume) the policy layer's rows of
+    DISCARD[c] and KNOCK[c] are still exactly zero while the other rows and the card head
+    learned, so those logits are the card head's; the agent file plays as usual. Without a card
+    head the flag is refused."""
+    import torch
+
+    from rummy_agents.ppo_agent import PPOAgent
+    from rummy_env.encodings import gin_rummy as G
+    from selfplay.config import Config, finalize
+
+    out = tmp_path / "head_only"
+    common = ["--no-progress", "--no-tensorboard", "--out", str(out)]
+    _run("experiments/ppo_selfplay.py", "--features", "gin_deadwood_relative",
+         "--card-head-only", "--num-envs", "32", "--num-steps", "8", "--total-steps", "512",
+         "--eval-every", "0", "--eval-games", "4", "--hidden", "32", *common)  # fmt: skip
+    _run("experiments/ppo_selfplay.py", "--resume", str(out), "--total-steps", "1024",
+         *common[:2])  # fmt: skip
+    ckpt = torch.load(out / "agent.pt", map_location="cpu", weights_only=True)
+    w, b = ckpt["state_dict"]["policy.weight"], ckpt["state_dict"]["policy.bias"]
+    cards = list(range(G.DISCARD_BASE, G.MELD_BASE))
+    assert len(cards) == 104 and (w[cards] == 0).all() and (b[cards] == 0).all()
+    others = [a for a in range(w.shape[0]) if a not in cards]
+    assert (w[others] != 0).any() and (ckpt["state_dict"]["card_out.weight"] != 0).any()
+    agent = PPOAgent(checkpoint=str(out / "agent.pt"))
+    assert agent.meta["global_step"] == 1024 and agent.features == "gin_deadwood_relative"
+    with pytest.raises(ValueError, match="--card-head-only needs a card head"):
+        finalize(Config(card_head_only=True, card_head=0))

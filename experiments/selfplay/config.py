@@ -99,6 +99,10 @@ class Config:
     """Hidden layers of the shared trunk."""
     card_head: int = 16
     """Width of the shared per-card policy head (0: none)."""
+    card_head_only: bool = False
+    """The card-indexed actions (discard c, knock c) get their logits from the card head alone:
+    their rows of the policy layer stay zero, so no action learns a per-card preference of its
+    own (trained from scratch, those rows learned "discard high ranks" and broke melds)."""
 
     # -- PPO, and the rewards it trains on ----------------------------------------------------
     lr: float = 3e-4
@@ -208,7 +212,8 @@ def finalize(cfg: Config) -> Config:
 
     Raises:
         ValueError: for a count below its lowest value (``--eval-games 0``), cloning or DAgger
-            flags without what they need, or a missing ``--init-agent`` file.
+            flags without what they need, ``--card-head-only`` without a card head, or a
+            missing ``--init-agent`` file.
     """
     cfg.options = {**DEFAULT_OPTIONS.get(cfg.game, {}), **cfg.options}
     cfg.features = cfg.features or default_features(cfg.game)
@@ -229,6 +234,8 @@ def finalize(cfg: Config) -> Config:
         raise ValueError("--dagger-rounds must be >= 0 and --dagger-samples >= 1")
     if cfg.dagger_rounds and not cfg.imitate_samples:
         raise ValueError("--dagger-rounds continues cloning: it needs --imitate-samples N")
+    if cfg.card_head_only and not cfg.card_head:
+        raise ValueError("--card-head-only needs a card head: --card-head must be >= 1")
     if cfg.init_agent and not Path(cfg.init_agent).is_file():
         raise ValueError(f"--init-agent {cfg.init_agent}: no such file")
     return cfg

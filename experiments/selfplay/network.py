@@ -54,8 +54,26 @@ def save_agent(net: MaskedActorCritic, meta: dict[str, Any], global_step: int, p
     torch.save(build_checkpoint(cpu_net, {**meta, "global_step": global_step}), path)
 
 
+def card_head_only(net: MaskedActorCritic) -> None:
+    """Make the card-indexed actions' logits the card head's alone (``--card-head-only``):
+    zero their rows of the policy layer and zero those rows' gradients from now on, so that
+    Adam leaves them at zero (a zero gradient moves neither moment). The agent files keep the
+    usual layout: the rows are saved as zeros and play the same anywhere."""
+    ids = getattr(net, "card_ids", None)
+    if ids is None:
+        raise ValueError("card_head_only: the network has no card head")
+    rows = torch.zeros(net.policy.out_features, dtype=torch.bool, device=ids.device)
+    rows[ids] = True
+    with torch.no_grad():
+        net.policy.weight[rows] = 0.0
+        net.policy.bias[rows] = 0.0
+    net.policy.weight.register_hook(lambda g: g.masked_fill(rows[:, None], 0.0))
+    net.policy.bias.register_hook(lambda g: g.masked_fill(rows, 0.0))
+
+
 # feature sets that append inputs to another's, and may start from a network trained on it
 WIDENS = {
+    "gin_deadwood_relative": "gin_deadwood",
     "joker_cards_melds": "joker_cards_plan",
     "joker_cards_discards": "joker_cards_takes",
     "joker_cards_planner": "joker_cards_discards",
