@@ -533,3 +533,49 @@ def test_card_head_only_keeps_the_card_actions_policy_rows_at_zero(tmp_path) -> 
     assert agent.meta["global_step"] == 1024 and agent.features == "gin_deadwood_relative"
     with pytest.raises(ValueError, match="--card-head-only needs a card head"):
         finalize(Config(card_head_only=True, card_head=0))
+
+
+@pytest.mark.parametrize(
+    ("game", "old", "new"),
+    [("gin_rummy", "gin_deadwood", "gin_deadwood_relative"),
+     ("rummy51", "joker_cards_plan", "joker_cards_melds")],
+)  # fmt: skip
+def test_init_agent_widens_to_a_larger_feature_set_with_the_exact_policy(
+    tmp_path, game: str, old: str, new: str
+) -> None:
+    """``--init-agent`` from an agent of the feature set a run's set extends (``WIDENS``): the
+    new inputs get zero weights, new planes zero gates, so the widened network's logits and
+    values equal the agent's on the same positions."""
+    import torch
+
+    import rummy_env
+    from rummy_agents.features import add_features
+    from selfplay.config import Config, finalize
+    from selfplay.network import init_weights, network_meta, new_network, save_agent
+
+    venv = rummy_env.make_vec(game, 8, seed=4)
+    obs, _ = venv.reset()
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        obs, *_ = venv.step((rng.random(obs["action_mask"].shape) * obs["action_mask"]).argmax(1))
+    o, mask = obs["observation"], torch.from_numpy(obs["action_mask"] == 1)
+    width, actions = o.shape[1], venv.single_action_space.n
+    torch.manual_seed(0)
+    small_cfg = finalize(Config(game=game, features=old, hidden=16))
+    small_meta = network_meta(small_cfg, width, actions)
+    small = new_network(small_meta)
+    with torch.no_grad():  # nonzero gates and heads, so that the check means something
+        for p in small.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    save_agent(small, small_meta, 0, tmp_path / "old.pt")
+    big_meta = network_meta(finalize(Config(game=game, features=new, hidden=16)), width, actions)
+    big = new_network(big_meta)
+    big.load_state_dict(init_weights(str(tmp_path / "old.pt"), big_meta))
+    x_old = torch.from_numpy(add_features(old, o, game))
+    x_new = torch.from_numpy(add_features(new, o, game))
+    assert x_new.shape[1] > x_old.shape[1]
+    with torch.no_grad():
+        l0, v0 = small(x_old, mask)
+        l1, v1 = big(x_new, mask)
+    torch.testing.assert_close(l1, l0)
+    torch.testing.assert_close(v1, v0)
