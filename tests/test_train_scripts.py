@@ -579,3 +579,27 @@ def test_init_agent_widens_to_a_larger_feature_set_with_the_exact_policy(
         l1, v1 = big(x_new, mask)
     torch.testing.assert_close(l1, l0)
     torch.testing.assert_close(v1, v0)
+
+
+def test_plot_curves_joins_resumed_runs_and_refuses_bad_specs(tmp_path) -> None:
+    """``experiments/plot_curves.py``: a run's evaluation rows, joined across ``+`` files in
+    order; a missing file, a file without evaluations or a run without a label is refused."""
+    pytest.importorskip("matplotlib")
+    head = "update,global_step,eval_win_rate,eval_win_lo,eval_win_hi\n"
+    a, b, empty = tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "empty.csv"
+    a.write_text(head + "1,100,0.2,0.1,0.3\n2,200,,,\n")
+    b.write_text(head + "3,300,0.4,0.3,0.5\n")
+    empty.write_text(head + "1,100,,,\n")
+    mod = sys.modules.get("plot_curves") or _script("plot_curves")
+    steps, win, lo, hi = mod.read_curve(f"{a}+{b}")
+    assert steps.tolist() == [100, 300] and win.tolist() == [0.2, 0.4]
+    assert lo.tolist() == [0.1, 0.3] and hi.tolist() == [0.3, 0.5]
+    out = tmp_path / "c.png"
+    _run("experiments/plot_curves.py", "--out", str(out), f"run={a}+{b}", f"other={b}")
+    assert out.stat().st_size > 1000
+    with pytest.raises(ValueError, match="no such progress file"):
+        mod.read_curve(str(tmp_path / "missing.csv"))
+    with pytest.raises(ValueError, match="no evaluation rows"):
+        mod.read_curve(str(empty))
+    with pytest.raises(SystemExit):
+        _run("experiments/plot_curves.py", "--out", str(out), str(a))
