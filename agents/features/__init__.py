@@ -17,8 +17,8 @@ Checkpoints name their feature set by a legacy name (:data:`LEGACY_NAMES`: ``"no
 ``"gin_deadwood"``, ``"gin_deadwood_relative"``, ``"joker_cards"``, ``"joker_cards_out"``,
 ``"joker_cards_plan"``, ``"joker_cards_melds"``, ``"joker_cards_takes"``,
 ``"joker_cards_discards"``, ``"joker_cards_planner"``), each the pieces of the previous one
-of its game and more; a legacy name gives
-exactly the entries, in the same order, the checkpoint was trained on.
+of its game and more; a legacy name gives exactly the entries, in the same order, the
+checkpoint was trained on.
 ``docs/features.md`` tells how each piece came about and what it did for the cloned agents.
 
 Pieces (52-wide planes have one entry per natural card, ``suit * 13 + rank``):

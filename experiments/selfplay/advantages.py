@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_agents.features import PIECES, feature_size, parse_pieces
+from rummy_agents.features import FeatureSet, parse_pieces
 from selfplay.config import Config
 
 
@@ -52,12 +52,11 @@ def shaping_score(cfg: Config, x: np.ndarray) -> np.ndarray | None:
     Rummy with the ``gin_deadwood`` piece (10 cards: now; 11 cards: after the best discard),
     else None.
     """
-    pieces = parse_pieces(cfg.features)
-    if cfg.game != "gin_rummy" or "gin_deadwood" not in pieces:
+    if cfg.game != "gin_rummy" or "gin_deadwood" not in parse_pieces(cfg.features):
         return None
-    before = sum(PIECES[n].size for n in pieces[: pieces.index("gin_deadwood")])
+    at = FeatureSet(cfg.game, cfg.features, cfg.options).offset("gin_deadwood")
     n_cards = x[:, :52].sum(1)
-    dw = x[:, x.shape[1] - feature_size(cfg.features) + before + 52]
+    dw = x[:, at + 52]
     return np.where((n_cards == 10) | (n_cards == 11), -dw, 0.0)
 
 
