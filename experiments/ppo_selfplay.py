@@ -219,43 +219,46 @@ def ppo_update(
     ``teacher`` and ``t_coef > 0``, plus ``t_coef`` times the cross-entropy with the teacher's
     moves on ``teacher_samples`` of the decisions (read from their first ``obs_size`` values,
     the observation). Returns the update's statistics (``progress.csv`` columns)."""
-    b_x = torch.from_numpy(batch.x).to(dev)
-    b_mask = torch.from_numpy(batch.mask).to(dev)
+    # the learner's rows are read out of the rollout's arrays one minibatch at a time
+    x_all, mask_all = torch.from_numpy(batch.x), torch.from_numpy(batch.mask)
+    rows_all = torch.from_numpy(batch.rows)
     b_act = torch.from_numpy(batch.action).to(dev)
     b_logp = torch.from_numpy(batch.logp).to(dev)
     b_adv = torch.from_numpy(batch.adv).to(dev)
     b_ret = torch.from_numpy(batch.ret).to(dev)
     b_val = torch.from_numpy(batch.value).to(dev)
     b_adv = (b_adv - b_adv.mean()) / (b_adv.std() + 1e-8)  # over the batch: no tiny minibatch
-    m = b_x.shape[0]
+    m = batch.rows.size
     mb = max(1, math.ceil(m / cfg.num_minibatches))
     t_idx = None
     if teacher is not None and t_coef > 0.0:
         rows = rng.choice(m, size=min(m, cfg.teacher_samples), replace=False)
-        t_act = teacher(batch.x[rows, :obs_size], batch.mask[rows].astype(np.int8))
-        t_rows = torch.from_numpy(rows).to(dev)
-        t_x, t_mask = b_x[t_rows], b_mask[t_rows]
+        t_x, t_mask = batch.x[batch.rows[rows]], batch.mask[batch.rows[rows]]
+        t_act = teacher(t_x[:, :obs_size], t_mask.astype(np.int8))
+        t_x, t_mask = torch.from_numpy(t_x).to(dev), torch.from_numpy(t_mask).to(dev)
         t_target = torch.from_numpy(np.asarray(t_act, dtype=np.int64)).to(dev)
         # one slice of the sample per minibatch
         t_idx = np.array_split(np.arange(rows.size), max(1, math.ceil(m / mb)))
     s_idx = s_val = legal_all = valid_all = pick_all = None
     if use_sparse(cfg, dev):
-        s_idx, s_val = sparse_rows(batch.x)
+        s_idx, s_val = sparse_rows(batch.x, batch.rows)
     if cfg.legal_logits:  # each decision's legal ids, and where its action is among them
-        legal_all, valid_all = (t.to(dev) for t in legal_actions(batch.mask))
+        legal_all, valid_all = (t.to(dev) for t in legal_actions(batch.mask, batch.rows))
         pick_all = ((legal_all == b_act[:, None]) & valid_all).int().argmax(1)
     clipfracs, t_losses, t_agree = [], [], []
     for _ in range(cfg.update_epochs):
         perm = torch.from_numpy(rng.permutation(m)).to(dev)
         for k, s in enumerate(range(0, m, mb)):
             idx = perm[s : s + mb]
+            at = rows_all[idx.cpu()]
+            mb_x = x_all[at].to(dev)
             if legal_all is not None:
                 sparse = None if s_idx is None else (s_idx[idx], s_val[idx])
-                logits, newv = net.forward_legal(b_x[idx], legal_all[idx], valid_all[idx], sparse)
+                logits, newv = net.forward_legal(mb_x, legal_all[idx], valid_all[idx], sparse)
                 dist = torch.distributions.Categorical(logits=logits)
                 newlogp = dist.log_prob(pick_all[idx])
             else:
-                logits, newv = net(b_x[idx], b_mask[idx])
+                logits, newv = net(mb_x, mask_all[at].to(dev))
                 dist = torch.distributions.Categorical(logits=logits)
                 newlogp = dist.log_prob(b_act[idx])
             entropy = dist.entropy().mean()

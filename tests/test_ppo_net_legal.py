@@ -90,3 +90,60 @@ def test_legal_actions_kernel_is_the_torch_path(density):
         assert torch.equal(other[0], legal) and torch.equal(other[1], valid)
     t_legal, t_valid = _legal_actions_torch(mask)
     assert torch.equal(t_legal, legal) and torch.equal(t_valid, valid)
+
+
+@pytest.mark.parametrize("pick", [[], [0], [5, 2, 2, 31], list(range(32))])
+def test_rows_argument_is_indexing_first(pick):
+    """``sparse_rows(x, rows)`` and ``legal_actions(mask, rows)`` equal the functions on
+    ``x[rows]`` and ``mask[rows]`` (repeats and any order), and bad ``rows`` raise."""
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(32, 90, generator=gen)
+    x[torch.rand(32, 90, generator=gen) < 0.8] = 0.0
+    mask = torch.rand(32, 70, generator=gen) < 0.1
+    rows = torch.tensor(pick, dtype=torch.long).numpy()
+    for got, want in (
+        (sparse_rows(x, rows), sparse_rows(x[rows])),
+        (legal_actions(mask, rows), legal_actions(mask[rows])),
+        (legal_actions(mask.numpy(), rows), legal_actions(mask[rows])),
+    ):
+        assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
+    for bad in ([32], [-1], [[0, 1]]):
+        with pytest.raises(ValueError, match="rows must be"):
+            sparse_rows(x, torch.tensor(bad).numpy())
+        with pytest.raises(ValueError, match="rows must be"):
+            legal_actions(mask, torch.tensor(bad).numpy())
+
+
+def test_sparse_layer_reads_the_weight_after_every_change():
+    """The sparse first layer's transposed weight is reused while the weight is unchanged and
+    follows every change of it: optimiser steps, ``load_state_dict``, in-place edits."""
+    gen = torch.Generator().manual_seed(4)
+    net = MaskedActorCritic(200, 50, 16, 2)
+    x = torch.randn(24, 200, generator=gen)
+    x[torch.rand(24, 200, generator=gen) < 0.9] = 0.0
+    mask = torch.rand(24, 50, generator=gen) < 0.2
+    mask[:, 0] = True
+    legal, valid = legal_actions(mask)
+    sparse = sparse_rows(x)
+
+    def check() -> None:
+        got = net.forward_legal(x, legal, valid, sparse)
+        want = net.forward_legal(x, legal, valid)
+        assert torch.allclose(got[0], want[0], atol=1e-5)
+        assert torch.allclose(got[1], want[1], atol=1e-5)
+
+    check()
+    assert net._first_t() is net._first_t()  # unchanged weight: one copy
+    optim = torch.optim.Adam(net.parameters(), lr=0.1)
+    for _ in range(3):
+        logits, value = net.forward_legal(x, legal, valid, sparse)
+        optim.zero_grad()
+        (torch.log_softmax(logits, 1)[valid].sum() + value.sum()).backward()
+        optim.step()
+        check()
+    other = MaskedActorCritic(200, 50, 16, 2)
+    net.load_state_dict(other.state_dict())
+    check()
+    with torch.no_grad():
+        net.trunk[0].weight.mul_(3.0)
+    check()
