@@ -454,21 +454,29 @@ def infer_layout(obs_size: int, num_actions: int) -> E.Layout:
 def table_melds(parts: Mapping[str, np.ndarray]) -> list[Meld]:
     """The table melds of a split observation, in slot order."""
     kinds = parts["meld_kind"]
-    n = int((kinds.sum(axis=1) > 0.5).sum())
+    n = int(np.count_nonzero(kinds.sum(axis=1) > 0.5))
+    if n == 0:
+        return []
+    # one numpy call per piece, then plain Python: this runs for every rule-agent decision
+    is_group = (kinds[:n, 0] > 0.5).tolist()
+    rows, cols = np.nonzero(parts["meld_cards"][:n] > 0.5)
+    cards: list[list[int]] = [[] for _ in range(n)]
+    for m, c in zip(rows.tolist(), cols.tolist(), strict=True):
+        cards[m].append(c)
+    jokers = parts["meld_jokers"][:n].tolist()
+    ends = parts["meld_ends"][:n].tolist()
     out = []
     for m in range(n):
-        cards = np.flatnonzero(parts["meld_cards"][m] > 0.5)
-        if kinds[m, 0] > 0.5:
-            r = int(cards[0] % 13)
-            nat = sum(1 << int(c // 13) for c in cards)
-            out.append([1, r, 0, 0, nat, int(round(parts["meld_jokers"][m, 0] * 4))])
+        held = cards[m]
+        if is_group[m]:
+            nat = sum(1 << (c // 13) for c in held)
+            out.append([1, held[0] % 13, 0, 0, nat, int(round(jokers[m][0] * 4))])
         else:
-            s = int(cards[0] // 13)
-            lo = int(round(parts["meld_ends"][m, 0] * 13))
-            hi = int(round(parts["meld_ends"][m, 1] * 13))
-            jok = sum(1 << p for p in range(14) if parts["meld_jokers"][m, p] > 0.5)
+            lo = int(round(ends[m][0] * 13))
+            hi = int(round(ends[m][1] * 13))
+            jok = sum(1 << p for p in range(14) if jokers[m][p] > 0.5)
             nat = ((1 << (hi + 1)) - (1 << lo)) & ~jok
-            out.append([2, s, lo, hi, nat, jok])
+            out.append([2, held[0] // 13, lo, hi, nat, jok])
     return out
 
 
@@ -479,7 +487,7 @@ def obligation(parts: Mapping[str, np.ndarray]) -> int:
 
 
 def _counts(x: np.ndarray) -> list[int]:
-    return [int(v) for v in np.rint(np.asarray(x) * 2)]
+    return np.rint(np.asarray(x) * 2).astype(np.int64).tolist()
 
 
 # ---------------------------------------------------------------------------------------------

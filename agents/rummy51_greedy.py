@@ -168,6 +168,13 @@ def rank_gap(ra: int, rb: int) -> int:
     return min(gap, 13 - gap) if 0 in (ra, rb) else gap
 
 
+NEAR: tuple[tuple[int, ...], ...] = tuple(
+    tuple(x for x in range(52) if near(c, x)) for c in range(52)
+)
+"""The naturals ``near`` each natural, ascending (never the card itself): the discard tiers
+read a hand through these few cards instead of testing all 52."""
+
+
 class Rummy51Planner(MeldPlanner):
     """The turn's best plan by Rummy 51's objective (see the module docstring).
 
@@ -371,8 +378,8 @@ def links(hand: list[int], c: int) -> int:
     """
     s, r = divmod(c, 13)
     t = 0
-    for x in range(52):
-        if hand[x] and x != c and near(c, x):
+    for x in NEAR[c]:
+        if hand[x]:
             t += 1 if x // 13 == s and rank_gap(r, x % 13) == 2 else 2
     return t
 
@@ -662,10 +669,10 @@ class Rummy51GreedyAgent:
             return 3
         if any(fit_natural(m, c) >= 0 for m in self._table) or can_retrieve(self._table, c):
             return 2
-        if any(nxt[x] and near(c, x) for x in range(52)):
+        if any(nxt[x] for x in NEAR[c]):
             return 2
         hand = self._hand
-        if any(hand[x] and x != c and near(c, x) for x in range(52)):
+        if any(hand[x] for x in NEAR[c]):
             return 1
         return 0
 
