@@ -768,15 +768,17 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
 
     print("training throughput ...", file=sys.stderr)
     if sizes.train:
-        for game, n_envs in TRAIN_GAMES:
-            if sizes.quick and game != "gin_rummy":  # each compiles its feature kernels
-                add(f"train_{game}", train_label(game, n_envs), "steps/s", "skipped (--quick)")
+        for game, n_envs, threads in TRAIN_GAMES:
+            key = train_key(game, threads)
+            if sizes.quick and (game != "gin_rummy" or threads > 1):  # each compiles kernels
+                add(key, train_label(game, n_envs, threads), "steps/s", "skipped (--quick)")
                 continue
             n_envs, updates = (64, 2) if sizes.quick else (n_envs, 10 if n_envs > 512 else 8)
-            m[f"train_{game}"] = train_throughput(game, n_envs, updates)
+            m[key] = train_throughput(game, n_envs, updates, threads)
     else:
-        for game, n_envs in TRAIN_GAMES:
-            add(f"train_{game}", train_label(game, n_envs), "steps/s", "skipped (--no-train)")
+        for game, n_envs, threads in TRAIN_GAMES:
+            key = train_key(game, threads)
+            add(key, train_label(game, n_envs, threads), "steps/s", "skipped (--no-train)")
     print("checking which numba builds run ...", file=sys.stderr)
     checks = build_checks()
     return {"m": m, "startup": startup, "obs_size": vec.venv.game.obs_size, "checks": checks}
@@ -784,18 +786,31 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
 
 TARGET_TRAIN_SPS = 20_000
 TARGET_JOKER_TRAIN_SPS = 10_000
-TRAIN_GAMES = (("gin_rummy", 2048), ("five_hundred_rum", 512), ("rummy51", 512))
-"""(game, games stepped together) of the training-throughput rows."""
+TRAIN_GAMES = tuple(
+    (game, n_envs, threads)
+    for threads in (1, 2)
+    for game, n_envs in (("gin_rummy", 2048), ("five_hundred_rum", 512), ("rummy51", 512))
+)
+"""(game, games stepped together, torch and numba threads) of the training-throughput rows:
+one thread (the per-core figure) and two (the machine's two cores, which the targets read)."""
 
 
-def train_label(game: str, num_envs: int) -> str:
+def train_key(game: str, threads: int) -> str:
+    """The measurement key of a training-throughput row."""
+    return f"train_{game}" if threads == 1 else f"train_{game}_t{threads}"
+
+
+def train_label(game: str, num_envs: int, threads: int = 1) -> str:
     """The report's label of a training-throughput row."""
     import train_throughput as tt  # beside this script
 
-    return f"(e) `ppo_selfplay.py` training, {tt.NAMES[game]}, {num_envs:,} games x 32 steps"
+    return (
+        f"(e) `ppo_selfplay.py` training, {tt.NAMES[game]}, {num_envs:,} games x 32 steps, "
+        f"{threads} thread{'s' if threads > 1 else ''}"
+    )
 
 
-def train_throughput(game: str, num_envs: int, updates: int) -> Measurement:
+def train_throughput(game: str, num_envs: int, updates: int, threads: int = 1) -> Measurement:
     """(e) ``experiments/ppo_selfplay.py`` env steps/s per update with the game's best feature
     set (``train_throughput.RECIPES``; rollout inference, GAE and the PPO update all included),
     from its ``progress.csv``; the first update (warm-up) is dropped. Runs the script in a fresh
@@ -803,14 +818,17 @@ def train_throughput(game: str, num_envs: int, updates: int) -> Measurement:
     """
     import train_throughput as tt
 
-    meas = Measurement(f"train_{game}", train_label(game, num_envs), "steps/s",
-                       note="per update, all included; 1 thread each")  # fmt: skip
+    note = f"per update, all included; {threads} torch and {threads} numba thread" + (
+        "s" if threads > 1 else ""
+    )
+    meas = Measurement(train_key(game, threads), train_label(game, num_envs, threads), "steps/s",
+                       note=note)  # fmt: skip
     try:
         import torch  # noqa: F401
     except ImportError:
         meas.note = "skipped: torch not installed (pip install -c constraints.txt -e .[train])"
         return meas
-    meas.samples, why = tt.measure(game, num_envs, updates)
+    meas.samples, why = tt.measure(game, num_envs, updates, threads=threads)
     if why:
         meas.note = why
     return meas
@@ -867,20 +885,20 @@ def target_rows(m: dict[str, Measurement], state_bytes: int) -> list[list[str]]:
             "steps/s",
         ),
         row(
-            "(e) `ppo_selfplay.py` training env steps/s >= 20,000",
-            m["train_gin_rummy"].median,
+            "(e) `ppo_selfplay.py` training env steps/s >= 20,000 (2 cores)",
+            m["train_gin_rummy_t2"].median,
             TARGET_TRAIN_SPS,
             "steps/s",
         ),
         row(
-            "500 Rum training env steps/s, best features >= 10,000",
-            m["train_five_hundred_rum"].median,
+            "500 Rum training env steps/s, best features >= 10,000 (2 cores)",
+            m["train_five_hundred_rum_t2"].median,
             TARGET_JOKER_TRAIN_SPS,
             "steps/s",
         ),
         row(
-            "Rummy 51 training env steps/s, best features >= 10,000",
-            m["train_rummy51"].median,
+            "Rummy 51 training env steps/s, best features >= 10,000 (2 cores)",
+            m["train_rummy51_t2"].median,
             TARGET_JOKER_TRAIN_SPS,
             "steps/s",
         ),
@@ -1037,7 +1055,7 @@ def render(
         "",
         "## Results: training throughput",
         "",
-        table(head, [mrow(m[f"train_{g}"]) for g, _ in TRAIN_GAMES]),
+        table(head, [mrow(m[train_key(g, t)]) for g, _, t in TRAIN_GAMES]),
         "",
         "`python experiments/train_throughput.py --games G --num-envs N`, which runs "
         "`experiments/ppo_selfplay.py --game G --num-envs N --num-steps 32 --eval-every 0 ...` "
@@ -1046,7 +1064,9 @@ def render(
         "inputs; Rummy 51: `--features joker_cards_melds --hidden 256`, 4,086 inputs): masked "
         "PPO over `make_vec`, half self-play, a quarter against past snapshots, a quarter "
         "against the rule agent (`simple`, `greedy`), on the CPU with 1 torch and 1 numba "
-        "thread. Each sample is one update's env steps divided by its wall time (rollout with "
+        "thread (the per-core rows), then with 2 each (`--threads 2`: the machine's two "
+        "cores; the targets read these rows). Each sample is one update's env steps divided "
+        "by its wall time (rollout with "
         "the network's and the opponents' moves, features, GAE, PPO epochs); the first update "
         "is dropped. It shares the machine with nothing else in this run, but not with other "
         "jobs on the machine.",
