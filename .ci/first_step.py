@@ -15,14 +15,9 @@ import tempfile
 CODE = """
 import json, time
 t0 = time.perf_counter()
-from numba.core import event
+from rummy_env.core.jit import record_compiles
 compiled = []
-class L(event.Listener):
-    def on_start(self, ev): pass
-    def on_end(self, ev):
-        f = ev.data["dispatcher"].py_func
-        compiled.append(f.__module__ + "." + f.__qualname__)
-event.register("numba:compile", L())
+record_compiles(compiled)
 import numpy as np
 import rummy_env
 env = rummy_env.{module}.env()

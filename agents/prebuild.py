@@ -94,19 +94,10 @@ def verify(out: str) -> None:
     """Run ``warm_up`` from the tier (numba's cache empty) and write to ``out`` the entries it
     loaded and the functions it still compiled.
     """
-    from numba.core import event  # noqa: PLC0415
+    from rummy_env.core.jit import record_compiles  # noqa: PLC0415
 
     compiled: list[str] = []
-
-    class Listener(event.Listener):
-        def on_start(self, ev: Any) -> None:
-            pass
-
-        def on_end(self, ev: Any) -> None:
-            f = ev.data["dispatcher"].py_func
-            compiled.append(f"{f.__module__}.{f.__qualname__}")
-
-    event.register("numba:compile", Listener())
+    record_compiles(compiled)
     warm_up()
     Path(out).write_text(json.dumps({"loaded": LOADED, "compiled": compiled}))
 

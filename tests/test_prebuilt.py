@@ -45,19 +45,14 @@ def double(x):
 
 RUN = """
 import json, sys
-from numba.core import event
+from rummy_env.core.jit import record_compiles
 compiled = []
-class L(event.Listener):
-    def on_start(self, ev): pass
-    def on_end(self, ev):
-        f = ev.data["dispatcher"].py_func
-        if f.__module__.startswith("tierpkg"):  # not rummy_env's own
-            compiled.append(f.__qualname__)
-event.register("numba:compile", L())
+record_compiles(compiled, "tierpkg.")  # not rummy_env's own
 import tierpkg
 from rummy_env.core import prebuilt
 value = int(tierpkg.double(21))
 loaded = [e for e in prebuilt.LOADED if "tierpkg" in e[0]]  # not rummy_env's own
+compiled = [name.rsplit(".", 1)[1] for name in compiled]
 print(json.dumps({"value": value, "compiled": compiled, "loaded": loaded}))
 """
 

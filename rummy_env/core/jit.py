@@ -116,4 +116,24 @@ def kernel(fn: F | None = None, *, inline: str = "never", parallel: bool = False
     return wrap(fn) if fn is not None else wrap
 
 
-__all__ = ["KernelCache", "KernelDispatcher", "kernel", "widen"]
+def record_compiles(names: list[str], prefix: str = "") -> None:
+    """From now on in this process, append to ``names`` the ``module.qualname`` of every
+    function numba compiles (its ``numba:compile`` event) whose name starts with ``prefix``:
+    how the prebuilt tier's build, its tests and CI's first-step check see what still compiles.
+    """
+    from numba.core import event  # noqa: PLC0415
+
+    class Recorder(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            pass
+
+        def on_end(self, ev: Any) -> None:
+            f = ev.data["dispatcher"].py_func
+            name = f"{f.__module__}.{f.__qualname__}"
+            if name.startswith(prefix):
+                names.append(name)
+
+    event.register("numba:compile", Recorder())
+
+
+__all__ = ["KernelCache", "KernelDispatcher", "kernel", "record_compiles", "widen"]
