@@ -142,6 +142,9 @@ def test_reset_arguments_are_checked_before_anything_changes():
         env.reset(options={"dealer": [0, 1]})
     with pytest.raises(TypeError, match=r"options\['deck'\]"):
         env.reset(options={"deck": list(range(52))})
+    for not_two_decks in (np.array(0), np.array(7.5), 5, np.arange(3)):  # 0-d arrays have no len
+        with pytest.raises(TypeError, match=r"options\['deck'\]"):
+            env.reset(options={"deck": not_two_decks})
     with pytest.raises(ValueError, match=r"options\['deck'\]\[1\]"):
         env.reset(options={"deck": [list(range(52)), list(range(51))]})
     assert env.state_record.tobytes() == before

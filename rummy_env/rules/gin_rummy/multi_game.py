@@ -105,7 +105,11 @@ class GinRummyMultiGame(BatchedGame):
         """
         if self.num_players == 3:
             return validate_deck(deck, self.deck, name)[None, :]
-        if not isinstance(deck, (list, tuple, np.ndarray)) or len(deck) != 2:
+        if (
+            not isinstance(deck, (list, tuple, np.ndarray))
+            or (isinstance(deck, np.ndarray) and deck.ndim == 0)  # a 0-d array has no len()
+            or len(deck) != 2
+        ):
             raise ArgumentTypeError(
                 f"{name} must be a list of two stacked decks (table 0's, table 1's) with "
                 f"4 players, got {deck!r}"
