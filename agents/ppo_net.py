@@ -277,14 +277,17 @@ def _max_nonzero(x, rows):  # pragma: no cover - compiled
     return most
 
 
-def _row_ids(arr: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
-    """``rows`` as int64 ids into ``arr``'s rows (all of them when None), bounds checked."""
+def _row_ids(num_rows: int, rows: np.ndarray | None) -> np.ndarray:
+    """``rows`` as int64 ids of rows among ``num_rows`` (all of them when None), checked."""
     if rows is None:
-        return np.arange(arr.shape[0], dtype=np.int64)
-    ids = np.ascontiguousarray(rows, dtype=np.int64)
-    if ids.ndim != 1 or (ids.size and (ids.min() < 0 or ids.max() >= arr.shape[0])):
+        return np.arange(num_rows, dtype=np.int64)
+    given = np.asarray(rows)
+    if given.dtype.kind not in "iu":
+        raise TypeError(f"rows must be an integer array of row ids, got dtype {given.dtype}")
+    ids = np.ascontiguousarray(given, dtype=np.int64)
+    if ids.ndim != 1 or (ids.size and (ids.min() < 0 or ids.max() >= num_rows)):
         raise ValueError(
-            f"rows must be a 1-D array of row ids in [0, {arr.shape[0]}), got shape "
+            f"rows must be a 1-D array of row ids in [0, {num_rows}), got shape "
             f"{ids.shape} with values in [{ids.min() if ids.size else '-'}, "
             f"{ids.max() if ids.size else '-'}]"
         )
@@ -299,7 +302,7 @@ def sparse_rows(x: np.ndarray | torch.Tensor, rows: np.ndarray | None = None) ->
     """
     arr = x.numpy() if isinstance(x, torch.Tensor) else x
     arr = np.ascontiguousarray(arr, dtype=np.float32)
-    ids = _row_ids(arr, rows)
+    ids = _row_ids(arr.shape[0], rows)
     k = _max_nonzero(arr, ids) if ids.size else 1
     idx = np.zeros((ids.size, k), dtype=np.int64)
     val = np.zeros((ids.size, k), dtype=np.float32)
@@ -317,11 +320,11 @@ def legal_actions(
     """
     if isinstance(mask, torch.Tensor) and mask.device.type != "cpu":
         if rows is not None:
-            mask = mask[torch.as_tensor(rows, device=mask.device)]
+            mask = mask[torch.from_numpy(_row_ids(mask.shape[0], rows)).to(mask.device)]
         return _legal_actions_torch(mask)
     arr = mask.numpy() if isinstance(mask, torch.Tensor) else np.asarray(mask)
     arr = np.ascontiguousarray(arr.astype(np.bool_, copy=False))
-    ids = _row_ids(arr, rows)
+    ids = _row_ids(arr.shape[0], rows)
     width = _max_nonzero(arr, ids) if ids.size else 1
     legal = np.zeros((ids.size, width), dtype=np.int64)
     valid = np.zeros((ids.size, width), dtype=np.bool_)

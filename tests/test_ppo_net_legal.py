@@ -112,6 +112,11 @@ def test_rows_argument_is_indexing_first(pick):
             sparse_rows(x, torch.tensor(bad).numpy())
         with pytest.raises(ValueError, match="rows must be"):
             legal_actions(mask, torch.tensor(bad).numpy())
+    for bad_type in (torch.ones(32, dtype=torch.bool).numpy(), torch.zeros(3).numpy()):
+        with pytest.raises(TypeError, match="integer array"):
+            sparse_rows(x, bad_type)
+        with pytest.raises(TypeError, match="integer array"):
+            legal_actions(mask, bad_type)
 
 
 def test_sparse_layer_reads_the_weight_after_every_change():
