@@ -233,7 +233,8 @@ def ppo_update(
     t_idx = None
     if teacher is not None and t_coef > 0.0:
         rows = rng.choice(m, size=min(m, cfg.teacher_samples), replace=False)
-        t_x, t_mask = batch.x[batch.rows[rows]], batch.mask[batch.rows[rows]]
+        picked = batch.rows[rows]
+        t_x, t_mask = batch.x[picked], batch.mask[picked]
         t_act = teacher(t_x[:, :obs_size], t_mask.astype(np.int8))
         t_x, t_mask = torch.from_numpy(t_x).to(dev), torch.from_numpy(t_mask).to(dev)
         t_target = torch.from_numpy(np.asarray(t_act, dtype=np.int64)).to(dev)

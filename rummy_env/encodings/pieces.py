@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -88,22 +89,15 @@ class PieceLayout:
         """Named views of a flat observation (leading axes kept)."""
         lead = obs.shape[:-1]
         out = {}
-        for name, start, stop, shape in _spans(self.pieces):
+        for name, start, stop, shape in self._spans:
             view = obs[..., start:stop]
             # a flat piece of a flat observation is already its own shape
             out[name] = view if not lead and len(shape) == 1 else view.reshape(lead + shape)
         return out
 
-
-_SPANS: dict[int, tuple[tuple[Piece, ...], tuple[tuple[str, int, int, tuple[int, ...]], ...]]] = {}
-
-
-def _spans(pieces: tuple[Piece, ...]) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
-    """(name, start, stop, shape) of each piece, worked out once per pieces tuple: ``split``
-    runs for every decision of the rule agents, and the attribute work was most of its cost.
-    """
-    hit = _SPANS.get(id(pieces))
-    if hit is None or hit[0] is not pieces:
-        hit = (pieces, tuple((p.name, p.offset, p.offset + p.size, p.shape) for p in pieces))
-        _SPANS[id(pieces)] = hit
-    return hit[1]
+    @cached_property
+    def _spans(self) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
+        """(name, start, stop, shape) of each piece, worked out once: ``split`` runs for every
+        decision of the rule agents, and the attribute work was most of its cost.
+        """
+        return tuple((p.name, p.offset, p.offset + p.size, p.shape) for p in self.pieces)
