@@ -197,8 +197,12 @@ class MaskedActorCritic(nn.Module):
         h = self._trunk(x, sparse)
         rows, pos = valid.nonzero(as_tuple=True)
         cols = legal[rows, pos]
-        w = self.policy.weight
-        picked = (h[rows] * w[cols]).sum(-1) + self.policy.bias[cols]
+        # index_select, not h[rows]: its backward is index_add_, which sums each weight row's
+        # shares in order; advanced indexing's backward (index_put_ accumulate) sums the policy
+        # weight's rows in a thread-dependent order, so runs on 2+ threads did not reproduce
+        w, bias = self.policy.weight, self.policy.bias
+        picked = (h.index_select(0, rows) * w.index_select(0, cols)).sum(-1)
+        picked = picked + bias.index_select(0, cols)
         add = self._extra_at(x, h, rows, cols)
         if add is not None:
             picked = picked + add
