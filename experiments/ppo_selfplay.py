@@ -241,8 +241,8 @@ def ppo_update(
         # one slice of the sample per minibatch
         t_idx = np.array_split(np.arange(rows.size), max(1, math.ceil(m / mb)))
     s_idx = s_val = legal_all = valid_all = pick_all = None
-    if use_sparse(cfg, dev):
-        s_idx, s_val = sparse_rows(batch.x, batch.rows)
+    if use_sparse(cfg, dev):  # as the rollout packed them, else packed here
+        s_idx, s_val = batch.sparse or sparse_rows(batch.x, batch.rows)
     if cfg.legal_logits:  # each decision's legal ids, and where its action is among them
         legal_all, valid_all = (t.to(dev) for t in legal_actions(batch.mask, batch.rows))
         pick_all = ((legal_all == b_act[:, None]) & valid_all).int().argmax(1)

@@ -117,6 +117,46 @@ def test_a_feature_set_refuses_other_games_pieces():
         fs(np.zeros((1, E51.Layout(2).obs_size), np.float32))
 
 
+@pytest.mark.parametrize(
+    "game, name",
+    [("gin_rummy", "gin_deadwood"), ("five_hundred_rum", "joker_cards_planner"),
+     ("rummy51", "joker_cards_melds")],
+)  # fmt: skip
+def test_out_is_filled_with_the_fresh_result_and_checked(game, name):
+    """``out=`` writes the same bytes a fresh call returns, rows or one observation, whatever
+    ``out`` held before; a wrong ``out`` is refused before anything is written."""
+    x = _observations(game, {}, steps=12)
+    fresh = add_features(name, x, game, {})
+    out = np.full(fresh.shape, np.nan, np.float32)
+    assert add_features(name, x, game, {}, out) is out
+    assert out.tobytes() == fresh.tobytes()
+    one = np.full(fresh.shape[1:], -7.0, np.float32)
+    assert FeatureSet(game, name)(x[2], one) is one and one.tobytes() == fresh[2].tobytes()
+    view = np.zeros((2, *fresh.shape), np.float32)[1]  # a slice of a larger store
+    add_features(name, x, game, {}, view)
+    assert view.tobytes() == fresh.tobytes()
+    read_only = np.zeros(fresh.shape, np.float32)
+    read_only.flags.writeable = False
+    n, w = fresh.shape
+    bad = [
+        (TypeError, r"out must be a writeable float32 numpy array, got a float64 array",
+         np.zeros(fresh.shape)),
+        (TypeError, r"got a float32 array \(read-only\)", read_only),
+        (TypeError, r"got list", fresh.tolist()),
+        (ValueError, rf"out must have shape \({n}, {w}\) .*got \({n}, {w - 1}\)",
+         np.zeros((n, w - 1), np.float32)),
+        (ValueError, r"got \(1, ", np.zeros((1, fresh.shape[1]), np.float32)),
+    ]  # fmt: skip
+    for err, match, o in bad:
+        before = None if isinstance(o, list) else o.copy()
+        with pytest.raises(err, match=match):
+            add_features(name, x, game, {}, o)
+        if before is not None:
+            assert o.tobytes() == before.tobytes()
+    with pytest.raises(ValueError, match=r"out must have shape \("):
+        FeatureSet(game, name)(x[0], out)  # one observation, a batch's out
+
+
 def test_pieces_in_any_order_and_by_plus_names():
     x = _observations("rummy51", {}, steps=10)
     w = x.shape[1]

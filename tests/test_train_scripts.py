@@ -482,6 +482,45 @@ def test_pool_and_evaluation_follow_the_runs_input_flags(monkeypatch, sparse: bo
     assert bool(packed) == sparse and 0.0 <= out["eval_win_rate"] <= 1.0
 
 
+@pytest.mark.parametrize("game", ["gin_rummy", "rummy51"])
+def test_rollout_packs_the_learners_rows_once(monkeypatch, game: str) -> None:
+    """A rollout writes each step's features and masks into its storage and packs each step's
+    nonzero inputs once: the pool snapshot reads the step's packing, and the learner's batch
+    carries its rows' packing, equal to packing them again (``sparse_rows(x, rows)``)."""
+    import torch
+
+    import rummy_env
+    import selfplay.opponents as opponents
+    import selfplay.rollout as rollout
+    from rummy_agents.features import feature_size
+    from rummy_agents.ppo_net import MaskedActorCritic, sparse_rows
+    from selfplay.config import Config, finalize
+
+    features = "joker_cards" if game == "rummy51" else "gin_deadwood"
+    cfg = finalize(Config(game=game, features=features, num_envs=8, num_steps=6))
+    venv = rummy_env.make_vec(game, cfg.num_envs, seed=3)
+    width = venv.single_observation_space["observation"].shape[0] + feature_size(features)
+    torch.manual_seed(0)
+    net = MaskedActorCritic(width, venv.single_action_space.n, hidden=16)
+    opp = opponents.Opponents(cfg.num_envs, 2, 0.5, 0.5, net, None, True, True)
+    monkeypatch.setattr(opponents, "sparse_rows", lambda *a: pytest.fail("packed again"))
+    run = rollout.Rollout(cfg, venv, opp, width, torch.device("cpu"))
+    run.reset(seed=3)
+    run.collect(net)
+    assert len(run.sparse) == cfg.num_steps
+    flat = run.masks.reshape(-1, run.masks.shape[2])
+    assert flat[np.arange(flat.shape[0]), run.acts.reshape(-1)].all()  # every move legal
+    zeros = np.zeros(run.acts.shape, np.float32)
+    batch = run.learner_batch(zeros, zeros)
+    assert 0 < batch.rows.size < run.acts.size  # the pool seats are not the learner's
+    idx, val = batch.sparse
+    ref_idx, ref_val = sparse_rows(batch.x, batch.rows)
+    dense = torch.zeros(batch.rows.size, width).scatter_add_(1, idx, val)
+    ref = torch.zeros(batch.rows.size, width).scatter_add_(1, ref_idx, ref_val)
+    assert torch.equal(dense, ref) and torch.equal(ref, torch.from_numpy(batch.x[batch.rows]))
+    assert torch.equal(idx[:, : ref_idx.shape[1]], ref_idx)
+
+
 def test_deadwood_shaping_reads_the_gin_deadwood_piece_wherever_it_sits() -> None:
     """The shaping score is minus the hand's deadwood / 100 with any set holding
     ``gin_deadwood`` (the same numbers with ``gin_deadwood_relative``), and None without it."""

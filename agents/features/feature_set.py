@@ -195,23 +195,35 @@ class FeatureSet:
             return "auto_meld" if self.config.auto_meld else "manual melds"
         return f"{self.layout.num_players} players, {self.layout.deck_size} cards"
 
-    def __call__(self, obs: np.ndarray) -> np.ndarray:
-        """``obs`` ((O,) or (B, O)) with the features appended: a fresh float32 array."""
+    def __call__(self, obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``obs`` ((O,) or (B, O)) with the features appended: a fresh float32 array, or
+        ``out`` (float32, of the result's shape) filled and returned (a rollout's storage: no
+        copy of the rows afterwards).
+
+        Raises:
+            TypeError: for an ``out`` that is not a writeable float32 numpy array.
+            ValueError: for an ``out`` of another shape.
+        """
         x = np.asarray(obs, dtype=np.float32)
         single = x.ndim == 1
         x2 = x[None] if single else x
         w = x2.shape[1]
         if self.pieces:
             self.check_width(w)
-        out = np.empty((x2.shape[0], w + self.size), dtype=np.float32)
-        out[:, :w] = x2
+        shape = (x2.shape[0], w + self.size)
+        if out is None:
+            out = np.empty(shape[1:] if single else shape, dtype=np.float32)
+        else:
+            _check_out(out, shape[1:] if single else shape)
+        rows = out[None] if single else out
+        rows[:, :w] = x2
         if self.pieces:
             blocks = self._compute(np.ascontiguousarray(x2))
             for n in self.pieces:
                 p = PIECES[n]
                 at = w + self._at[n]
-                out[:, at : at + p.size] = blocks[p.block][:, p.start : p.start + p.size]
-        return out[0] if single else out
+                rows[:, at : at + p.size] = blocks[p.block][:, p.start : p.start + p.size]
+        return out
 
     def _compute(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """The blocks the pieces are cut from, for C-contiguous float32 observations (B, O)."""
@@ -295,6 +307,21 @@ class FeatureSet:
         return f"FeatureSet({self.game!r}, {self.name!r})"
 
 
+def _check_out(out: object, shape: tuple[int, ...]) -> None:
+    """Raise unless ``out`` is a writeable float32 numpy array of ``shape``."""
+    if not isinstance(out, np.ndarray) or out.dtype != np.float32 or not out.flags.writeable:
+        what = (
+            f"a {out.dtype} array" + ("" if out.flags.writeable else " (read-only)")
+            if isinstance(out, np.ndarray)
+            else type(out).__name__
+        )
+        raise TypeError(f"out must be a writeable float32 numpy array, got {what}")
+    if out.shape != shape:
+        raise ValueError(
+            f"out must have shape {shape} (the observations and features), got {out.shape}"
+        )
+
+
 # -- functions of older call sites ------------------------------------------------------------
 
 
@@ -339,8 +366,9 @@ def add_features(
     obs: np.ndarray,
     game: str | None = None,
     config: RuleOptions | Mapping[str, Any] | None = None,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
-    """``obs`` with the features of ``name`` appended (a fresh float32 array).
+    """``obs`` with the features of ``name`` appended (a fresh float32 array, or ``out``).
 
     Args:
         name: a feature set (a legacy name or pieces: see :class:`FeatureSet`).
@@ -348,16 +376,18 @@ def add_features(
         game: the game; with ``config``, the layout comes from them. Without (older call
             sites), the game and layout are guessed from the width (:func:`guess_feature_set`).
         config: the game's rule config or options.
+        out: a float32 array of the result's shape to write it into (``None``: a new one).
 
     Returns:
-        (B, O + F) or (O + F,) float32.
+        (B, O + F) or (O + F,) float32: ``out`` when given.
 
     Raises:
-        ValueError: for an unknown feature set, a piece of another game, or observations the
-            set cannot read.
+        TypeError: for an ``out`` that is not a writeable float32 numpy array.
+        ValueError: for an unknown feature set, a piece of another game, observations the
+            set cannot read, or an ``out`` of another shape.
     """
     x = np.asarray(obs, dtype=np.float32)
-    return _resolve(game, name, x.shape[-1], config)(x)
+    return _resolve(game, name, x.shape[-1], config)(x, out)
 
 
 def card_layout(

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from rummy_agents.arena.registry import AGENTS, GAME_AGENTS
-from rummy_agents.ppo_net import MaskedActorCritic, legal_actions, sparse_rows
+from rummy_agents.ppo_net import MaskedActorCritic, SparseRows, legal_actions, sparse_rows
 
 SELF_PLAY, POOL, BASELINE = 0, 1, 2  # game roles
 
@@ -59,19 +59,22 @@ def policy_actions(
     greedy: bool = False,
     legal: bool = True,
     sparse: bool = True,
+    packed: SparseRows | None = None,
 ) -> np.ndarray:
     """Actions of a network for feature rows ``x`` and bool masks (no gradient), on the
     network's device: the most likely (``greedy``) or sampled. ``legal``: score the legal
     actions only (``forward_legal``): the same moves as the full softmax (``legal=False``) when
     ``greedy`` (but for float rounding in near ties), other random numbers when sampling.
     ``sparse``: with ``legal``, on a CPU, the first layer reads the nonzero inputs only (the
-    run's ``sparse_inputs``)."""
+    run's ``sparse_inputs``); ``packed``: ``sparse_rows(x)`` when the caller has it."""
     dev = next(net.parameters()).device
     with torch.no_grad():
         xt = torch.from_numpy(x).to(dev)
         if legal:
             ids, valid = (t.to(dev) for t in legal_actions(mask))
-            sparse_x = sparse_rows(x) if sparse and dev.type == "cpu" else None
+            sparse_x = None
+            if sparse and dev.type == "cpu":
+                sparse_x = sparse_rows(x) if packed is None else packed
             logits, _ = net.forward_legal(xt, ids, valid, sparse_x)
         else:
             logits, _ = net(xt, torch.from_numpy(mask).to(dev))
@@ -149,18 +152,24 @@ class Opponents:
         mask: np.ndarray,
         obs: dict[str, np.ndarray],
         game: Any,
+        sparse: SparseRows | None = None,
     ) -> None:
         """Replace ``actions`` where the learner does not decide by the opponents' moves: the
-        pool snapshot's (sampled, from features ``x`` and bool ``mask``) and the baseline's
-        (from the observations ``obs`` of the batched ``game``)."""
+        pool snapshot's (sampled, from features ``x`` and bool ``mask``; ``sparse``:
+        ``sparse_rows(x)`` when the caller has it) and the baseline's (from the observations
+        ``obs`` of the batched ``game``)."""
         rows = np.flatnonzero(~learner & (self.role == POOL))
         if rows.size:
+            packed = None
+            if sparse is not None and self.sparse_inputs:
+                packed = (sparse[0][rows], sparse[1][rows])
             actions[rows] = policy_actions(
                 self.pool_net,
                 x[rows],
                 mask[rows],
                 legal=self.legal_logits,
                 sparse=self.sparse_inputs,
+                packed=packed,
             )
         rows = np.flatnonzero(~learner & (self.role == BASELINE))
         if rows.size:

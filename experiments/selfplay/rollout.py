@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from rummy_agents.features import add_features
-from rummy_agents.ppo_net import MaskedActorCritic, legal_actions, sparse_rows
+from rummy_agents.ppo_net import MaskedActorCritic, SparseRows, legal_actions, sparse_rows
 from selfplay.advantages import TrainRewards, compute_gae, shaping_score
 from selfplay.config import Config
 from selfplay.opponents import BASELINE, POOL, SELF_PLAY, Opponents
@@ -28,7 +28,8 @@ class Batch:
     """The learner's decisions of a rollout: ``rows`` picks them out of ``x`` and ``mask``, the
     features and bool masks of every decision of the rollout, flattened (views, not copies: a
     copy of the learner's rows cost a tenth of a 500 Rum update); the rest are the learner's
-    own: actions, their log-probabilities and values when played, advantages and returns."""
+    own: actions, their log-probabilities and values when played, advantages and returns, and
+    (with the sparse first layer) their inputs' nonzero entries, as the rollout packed them."""
 
     x: np.ndarray
     mask: np.ndarray
@@ -38,6 +39,7 @@ class Batch:
     value: np.ndarray
     adv: np.ndarray
     ret: np.ndarray
+    sparse: SparseRows | None = None
 
 
 def use_sparse(cfg: Config, dev: torch.device) -> bool:
@@ -71,6 +73,7 @@ class Rollout:
         self.curs = np.zeros((t, n), dtype=np.int64)
         self.trains = np.zeros((t, n), dtype=bool)
         self.phis = np.zeros((t, n), dtype=np.float64)
+        self.sparse: list[SparseRows] = []  # each step's sparse_rows(x), with the sparse layer
         self.ep_ret = np.zeros((n, num_players))  # every seat's return in the running episode
         self.reward_of = TrainRewards(cfg, n, num_players)
         self.obs: dict[str, np.ndarray] = {}
@@ -86,15 +89,20 @@ class Rollout:
         cfg, venv, opp, dev = self.cfg, self.venv, self.opponents, self.dev
         obs, info = self.obs, self.info
         finished: dict[int, list[float]] = {SELF_PLAY: [], POOL: [], BASELINE: []}
+        self.sparse = []
         for t in range(cfg.num_steps):
             cur = info["current_player"]
-            mask = obs["action_mask"] == 1
-            x = add_features(cfg.features, obs["observation"], cfg.game, cfg.options)
+            # the features and masks are written straight into the rollout's storage
+            mask = np.equal(obs["action_mask"], 1, out=self.masks[t])
+            x = add_features(cfg.features, obs["observation"], cfg.game, cfg.options, self.xs[t])
+            sparse = None
             with torch.no_grad():
                 xt = torch.from_numpy(x).to(dev)
                 if cfg.legal_logits:
                     legal, valid = (v.to(dev) for v in legal_actions(mask))
                     sparse = sparse_rows(x) if use_sparse(cfg, dev) else None
+                    if sparse is not None:
+                        self.sparse.append(sparse)
                     logits, value = net.forward_legal(xt, legal, valid, sparse)
                     dist = torch.distributions.Categorical(logits=logits)
                     pick = dist.sample()
@@ -107,10 +115,8 @@ class Rollout:
                     logp = dist.log_prob(action)
             a = action.cpu().numpy().copy()
             train = opp.learner_decides(cur)
-            opp.act(a, train, x, mask, obs, venv.game)
-            self.xs[t], self.masks[t], self.acts[t], self.curs[t], self.trains[t] = (
-                x, mask, a, cur, train
-            )  # fmt: skip
+            opp.act(a, train, x, mask, obs, venv.game, sparse)
+            self.acts[t], self.curs[t], self.trains[t] = a, cur, train
             score = shaping_score(cfg, x)
             if score is not None:
                 self.phis[t] = score
@@ -165,13 +171,30 @@ class Rollout:
     def learner_batch(self, adv: np.ndarray, ret: np.ndarray) -> Batch:
         """The decisions the learner made in the rollout (its training data)."""
         sel = self.trains.reshape(-1)
+        rows = np.flatnonzero(sel)
         return Batch(
             x=self.xs.reshape(-1, self.xs.shape[2]),
             mask=self.masks.reshape(-1, self.masks.shape[2]),
-            rows=np.flatnonzero(sel),
+            rows=rows,
             action=self.acts.reshape(-1)[sel],
             logp=self.logps.reshape(-1)[sel],
             value=self.vals.reshape(-1)[sel],
             adv=adv.reshape(-1)[sel].astype(np.float32),
             ret=ret.reshape(-1)[sel].astype(np.float32),
+            sparse=self._sparse_of(rows) if self.sparse else None,
         )
+
+    def _sparse_of(self, rows: np.ndarray) -> SparseRows:
+        """``sparse_rows(x, rows)`` of the flattened rollout's features, from the steps' packed
+        rows (padded to the widest step: the padding, column 0 with value 0, adds nothing)."""
+        n, k = self.cfg.num_envs, max(idx.shape[1] for idx, _ in self.sparse)
+        idx = np.zeros((rows.size, k), dtype=np.int64)
+        val = np.zeros((rows.size, k), dtype=np.float32)
+        # rows ascend, so each step's rows are one slice of them
+        bounds = np.searchsorted(rows, np.arange(len(self.sparse) + 1) * n)
+        for t, (s_idx, s_val) in enumerate(self.sparse):
+            lo, hi = bounds[t], bounds[t + 1]
+            at, width = rows[lo:hi] - t * n, s_idx.shape[1]
+            idx[lo:hi, :width] = s_idx.numpy()[at]
+            val[lo:hi, :width] = s_val.numpy()[at]
+        return torch.from_numpy(idx), torch.from_numpy(val)
