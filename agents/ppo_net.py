@@ -121,10 +121,16 @@ class MaskedActorCritic(nn.Module):
         return cached[1]
 
     def _extra_at(
-        self, x: torch.Tensor, h: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor
+        self,
+        x: torch.Tensor,
+        h: torch.Tensor,
+        rows: torch.Tensor,
+        cols: torch.Tensor,
+        x_rows: torch.Tensor | None = None,
     ) -> torch.Tensor | None:
         """What the card head and the meld planes add to the logits of the (row, action)
-        pairs ``rows, cols`` (``_logits`` adds them to every action), or None.
+        pairs ``rows, cols`` (``_logits`` adds them to every action), or None. The inputs are
+        ``x``, or ``x[x_rows]`` when ``x_rows`` is given (read column by column, not copied).
         """
         add = None
 
@@ -132,8 +138,20 @@ class MaskedActorCritic(nn.Module):
             nonlocal add
             add = term if add is None else add + term
 
+        def span(o: int, w: int) -> torch.Tensor:  # the (B, w) inputs o..o+w-1
+            if x_rows is None:
+                return x[:, o : o + w]
+            return x[x_rows[:, None], torch.arange(o, o + w, device=x.device)]
+
         if self.card_inputs and self.card_actions:
-            planes = torch.stack([x[:, o : o + 52] for o in self.card_inputs], -1)  # (B, 52, K)
+            if x_rows is None:
+                planes = torch.stack([x[:, o : o + 52] for o in self.card_inputs], -1)
+            else:  # (B, 52, K) in one lookup
+                at = (
+                    torch.tensor(self.card_inputs, device=x.device)
+                    + torch.arange(52, device=x.device)[:, None]
+                )
+                planes = x[x_rows[:, None, None], at]
             z = torch.tanh(self.card_in(planes) + self.card_ctx(h)[:, None, :])
             out = self.card_out(z)  # (B, 52, M + S)
             m = len(self.card_actions)
@@ -142,14 +160,15 @@ class MaskedActorCritic(nn.Module):
                 inside = (pos >= 0) & (pos < 52)
                 plus(torch.where(inside, out[rows, pos.clamp(0, 51), b], 0.0))
             for j, (a, o) in enumerate(self.card_select):
-                score = (x[:, o : o + 52] * out[:, :, m + j]).sum(1)
+                score = (span(o, 52) * out[:, :, m + j]).sum(1)
                 plus(torch.where(cols == a, score[rows], 0.0))
         if self.meld_planes:
             gate = self.meld_gate(h)
+            x_at = rows if x_rows is None else x_rows[rows]
             for k, (a, o, w) in enumerate(self.meld_planes):
                 pos = cols - a
                 inside = (pos >= 0) & (pos < w)
-                plane = x[rows, o + pos.clamp(0, w - 1)]
+                plane = x[x_at, o + pos.clamp(0, w - 1)]
                 plus(torch.where(inside, gate[rows, k] * plane, 0.0))
         return add
 
@@ -184,6 +203,7 @@ class MaskedActorCritic(nn.Module):
         legal: torch.Tensor,
         valid: torch.Tensor,
         sparse: SparseRows | None = None,
+        x_rows: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """The logits of the legal actions only, and the values: ``forward``'s logits at
         ``legal`` (B, L) action ids (``legal_actions``), ``MASKED_LOGIT`` where ``valid`` (B, L)
@@ -192,8 +212,13 @@ class MaskedActorCritic(nn.Module):
         scores the legal (row, action) pairs only, and the softmax work (sampling,
         log-probabilities, entropy) runs over L columns. ``sparse`` (``sparse_rows(x)``, on
         CPU) makes the first layer read only each row's nonzero inputs (about 4% of them in the
-        joker games' feature sets): the same values up to float rounding.
+        joker games' feature sets): the same values up to float rounding. ``x_rows`` (with
+        ``sparse`` of those rows): the batch is rows ``x_rows`` of ``x`` (a rollout's storage),
+        of which the card head and meld planes read their columns only: the same values as
+        ``x[x_rows]`` without copying whole rows out.
         """
+        if x_rows is not None and sparse is None:
+            raise ValueError("x_rows needs sparse (sparse_rows(x, x_rows)): the trunk reads it")
         h = self._trunk(x, sparse)
         rows, pos = valid.nonzero(as_tuple=True)
         cols = legal[rows, pos]
@@ -203,7 +228,7 @@ class MaskedActorCritic(nn.Module):
         w, bias = self.policy.weight, self.policy.bias
         picked = (h.index_select(0, rows) * w.index_select(0, cols)).sum(-1)
         picked = picked + bias.index_select(0, cols)
-        add = self._extra_at(x, h, rows, cols)
+        add = self._extra_at(x, h, rows, cols, x_rows)
         if add is not None:
             picked = picked + add
         logits = h.new_full(legal.shape, MASKED_LOGIT).index_put((rows, pos), picked)

@@ -252,14 +252,17 @@ def ppo_update(
         for k, s in enumerate(range(0, m, mb)):
             idx = perm[s : s + mb]
             at = rows_all[idx.cpu()]
-            mb_x = x_all[at].to(dev)
             if legal_all is not None:
-                sparse = None if s_idx is None else (s_idx[idx], s_val[idx])
-                logits, newv = net.forward_legal(mb_x, legal_all[idx], valid_all[idx], sparse)
+                legal, valid = legal_all[idx], valid_all[idx]
+                if s_idx is not None:  # the rows' packing, and the heads read x's columns
+                    sparse = (s_idx[idx], s_val[idx])
+                    logits, newv = net.forward_legal(x_all, legal, valid, sparse, at)
+                else:
+                    logits, newv = net.forward_legal(x_all[at].to(dev), legal, valid)
                 dist = torch.distributions.Categorical(logits=logits)
                 newlogp = dist.log_prob(pick_all[idx])
             else:
-                logits, newv = net(mb_x, mask_all[at].to(dev))
+                logits, newv = net(x_all[at].to(dev), mask_all[at].to(dev))
                 dist = torch.distributions.Categorical(logits=logits)
                 newlogp = dist.log_prob(b_act[idx])
             entropy = dist.entropy().mean()

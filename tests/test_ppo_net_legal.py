@@ -119,6 +119,34 @@ def test_rows_argument_is_indexing_first(pick):
             legal_actions(mask, bad_type)
 
 
+@pytest.mark.parametrize("heads", HEADS)
+@pytest.mark.parametrize("pick", [[0], [5, 2, 2, 31], list(range(40))[::-1]])
+def test_x_rows_reads_the_rows_in_place(heads, pick):
+    """``forward_legal(x, ..., sparse_rows(x, rows), x_rows=rows)`` is ``forward_legal`` on
+    ``x[rows]``: the same logits, values and gradients, bit for bit; ``x_rows`` without the
+    packed rows is refused."""
+    gen = torch.Generator().manual_seed(5)
+    net = MaskedActorCritic(400, 300, 32, 2, **heads)
+    x = torch.randn(40, 400, generator=gen)
+    x[torch.rand(40, 400, generator=gen) < 0.9] = 0.0
+    mask = torch.rand(40, 300, generator=gen) < 0.05
+    mask[:, 11] = True
+    rows = torch.tensor(pick, dtype=torch.long)
+    legal, valid = legal_actions(mask, rows.numpy())
+    got = []
+    for args in (
+        (x[rows], legal, valid, sparse_rows(x[rows])),
+        (x, legal, valid, sparse_rows(x, rows.numpy()), rows),
+    ):
+        net.zero_grad()
+        logits, value = net.forward_legal(*args)
+        (torch.log_softmax(logits, 1)[valid].sum() + value.sum()).backward()
+        got.append([logits, value, *(p.grad.clone() for p in net.parameters())])
+    assert all(torch.equal(a, b) for a, b in zip(*got, strict=True))
+    with pytest.raises(ValueError, match="x_rows needs sparse"):
+        net.forward_legal(x, legal, valid, None, rows)
+
+
 def test_sparse_layer_reads_the_weight_after_every_change():
     """The sparse first layer's transposed weight is reused while the weight is unchanged and
     follows every change of it: optimiser steps, ``load_state_dict``, in-place edits."""
