@@ -106,12 +106,12 @@ def ensure_fresh() -> str:
     """Clean stale caches of ``rummy_env``'s kernel folders (``core``, ``rules``,
     ``encodings``); returns their digest. Called by ``rummy_env/__init__.py`` first thing.
     """
-    if "rummy_env" not in _digests:
-        # the path as imported (not resolved): numba locates caches from it
-        pkg = Path(os.path.abspath(__file__)).parent.parent
-        folders = [pkg / "core", pkg / "rules", pkg / "encodings"]
-        _digests["rummy_env"] = clean_stale(pkg, folders)
-    return _digests["rummy_env"]
+    # the path as imported (not resolved): numba locates caches from it
+    pkg = Path(os.path.abspath(__file__)).parent.parent
+    key = str(pkg)
+    if key not in _digests:
+        _digests[key] = clean_stale(pkg, [pkg / "core", pkg / "rules", pkg / "encodings"])
+    return _digests[key]
 
 
 def ensure_fresh_dependent(folder: Path) -> str:
@@ -129,16 +129,10 @@ def package_digests() -> dict[Path, str]:
     """The kernel-source digest of each package folder computed in this process (``rummy_env``
     and each dependent package), by folder.
     """
-    out = {}
-    for key, digest in _digests.items():
-        if key == "rummy_env":
-            out[Path(os.path.abspath(__file__)).parent.parent] = digest
-        else:
-            out[Path(key)] = digest
-    return out
+    return {Path(key): digest for key, digest in _digests.items()}
 
 
-_digests: dict[str, str] = {}  # per package, once per process
+_digests: dict[str, str] = {}  # per package folder (as imported), once per process
 
 __all__ = [
     "cache_dir",
