@@ -131,6 +131,10 @@ class MaskedActorCritic(nn.Module):
         """What the card head and the meld planes add to the logits of the (row, action)
         pairs ``rows, cols`` (``_logits`` adds them to every action), or None. The inputs are
         ``x``, or ``x[x_rows]`` when ``x_rows`` is given (read column by column, not copied).
+
+        The card head runs only where it scores something: at the card of each legal card
+        action, and at the cards a ``card_select`` plane marks in the rows where its action is
+        legal (a few per row, where ``_logits`` runs it at all 52 cards of every row).
         """
         add = None
 
@@ -138,38 +142,40 @@ class MaskedActorCritic(nn.Module):
             nonlocal add
             add = term if add is None else add + term
 
-        def span(o: int, w: int) -> torch.Tensor:  # the (B, w) inputs o..o+w-1
-            if x_rows is None:
-                return x[:, o : o + w]
-            return x[x_rows[:, None], torch.arange(o, o + w, device=x.device)]
-
+        x_at = rows if x_rows is None else x_rows[rows]  # the input row of each pair
         if self.card_inputs and self.card_actions:
-            if x_rows is None:
-                planes = torch.stack([x[:, o : o + 52] for o in self.card_inputs], -1)
-            else:  # (B, 52, K) in one lookup
-                at = (
-                    torch.tensor(self.card_inputs, device=x.device)
-                    + torch.arange(52, device=x.device)[:, None]
-                )
-                planes = x[x_rows[:, None, None], at]
-            z = torch.tanh(self.card_in(planes) + self.card_ctx(h)[:, None, :])
-            out = self.card_out(z)  # (B, 52, M + S)
-            m = len(self.card_actions)
+            # per scored (pair, card): the pair, the card, the head's output column, a weight
+            pair, card, head, weight = [], [], [], []
             for b, first in enumerate(self.card_actions):
                 pos = cols - first
-                inside = (pos >= 0) & (pos < 52)
-                plus(torch.where(inside, out[rows, pos.clamp(0, 51), b], 0.0))
+                k = ((pos >= 0) & (pos < 52)).nonzero().squeeze(1)
+                pair.append(k)
+                card.append(pos[k])
+                head.append(torch.full_like(k, b))
+                weight.append(torch.ones(k.shape[0], dtype=h.dtype, device=h.device))
+            m = len(self.card_actions)
             for j, (a, o) in enumerate(self.card_select):
-                score = (span(o, 52) * out[:, :, m + j]).sum(1)
-                plus(torch.where(cols == a, score[rows], 0.0))
+                k = (cols == a).nonzero().squeeze(1)
+                marks = x[x_at[k, None], torch.arange(o, o + 52, device=x.device)]
+                i, c = marks.nonzero(as_tuple=True)
+                pair.append(k[i])
+                card.append(c)
+                head.append(torch.full_like(i, m + j))
+                weight.append(marks[i, c])
+            k, c = torch.cat(pair), torch.cat(card)
+            offsets = torch.tensor(self.card_inputs, device=x.device)
+            planes = x[x_at[k, None], offsets + c[:, None]]  # (P, K)
+            ctx = self.card_ctx(h).index_select(0, rows.index_select(0, k))
+            out = self.card_out(torch.tanh(self.card_in(planes) + ctx))  # (P, M + S)
+            score = out.gather(1, torch.cat(head)[:, None]).squeeze(1) * torch.cat(weight)
+            plus(torch.zeros(rows.shape[0], dtype=h.dtype, device=h.device).index_add(0, k, score))
         if self.meld_planes:
             gate = self.meld_gate(h)
-            x_at = rows if x_rows is None else x_rows[rows]
-            for k, (a, o, w) in enumerate(self.meld_planes):
+            for j, (a, o, w) in enumerate(self.meld_planes):
                 pos = cols - a
                 inside = (pos >= 0) & (pos < w)
                 plane = x[x_at, o + pos.clamp(0, w - 1)]
-                plus(torch.where(inside, gate[rows, k] * plane, 0.0))
+                plus(torch.where(inside, gate[rows, j] * plane, 0.0))
         return add
 
     def _logits(
@@ -209,10 +215,12 @@ class MaskedActorCritic(nn.Module):
         ``legal`` (B, L) action ids (``legal_actions``), ``MASKED_LOGIT`` where ``valid`` (B, L)
         is False. The same distribution over the legal moves for far less work with thousands
         of actions (500 Rum: 1,766, Rummy 51: 3,188, a few dozen legal): the policy layer
-        scores the legal (row, action) pairs only, and the softmax work (sampling,
-        log-probabilities, entropy) runs over L columns. ``sparse`` (``sparse_rows(x)``, on
-        CPU) makes the first layer read only each row's nonzero inputs (about 4% of them in the
-        joker games' feature sets): the same values up to float rounding. ``x_rows`` (with
+        scores the legal (row, action) pairs only, the card head the cards those pairs are
+        about (not all 52 of every row), and the softmax work (sampling, log-probabilities,
+        entropy) runs over L columns; the same values up to float rounding. ``sparse``
+        (``sparse_rows(x)``, on CPU) makes the first layer read only each row's nonzero inputs
+        (about 4% of them in the joker games' feature sets): the same values up to float
+        rounding. ``x_rows`` (with
         ``sparse`` of those rows): the batch is rows ``x_rows`` of ``x`` (a rollout's storage),
         of which the card head and meld planes read their columns only: the same values as
         ``x[x_rows]`` without copying whole rows out.

@@ -47,6 +47,39 @@ def test_forward_legal_is_forward_at_the_legal_actions(heads, density):
 
 
 @pytest.mark.parametrize("heads", HEADS)
+@pytest.mark.parametrize("marks", [0.0, 0.05, 1.0])
+def test_forward_legal_gradients_are_forwards(heads, marks):
+    """The card head scored at the legal pairs' cards only (and at the cards a select plane
+    marks) gives ``forward``'s gradients for every parameter, whatever share of the select
+    plane is marked (none, a few cards, all 52), rows without a legal card action too."""
+    gen = torch.Generator().manual_seed(6)
+    net = MaskedActorCritic(400, 300, 32, 2, **heads)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.copy_(torch.randn(p.shape, generator=gen) * 0.3)
+    x = torch.randn(64, 400, generator=gen)
+    x[:, 104:156] *= torch.rand(64, 52, generator=gen) < marks  # the select plane's marks
+    mask = torch.rand(64, 300, generator=gen) < 0.05
+    mask[:, 5] = True  # the select action, legal everywhere
+    mask[:8, 10:62] = False  # rows without a legal card action
+    mask[:8, 100:152] = False
+    legal, valid = legal_actions(mask)
+    grads = []
+    for legal_only in (False, True):
+        net.zero_grad()
+        if legal_only:
+            logits, value = net.forward_legal(x, legal, valid)
+            logp = torch.log_softmax(logits, 1)[valid]
+        else:
+            logits, value = net(x, mask)
+            logp = torch.log_softmax(logits, 1).gather(1, legal)[valid]
+        (logp.sum() + value.sum()).backward()
+        grads.append([p.grad.clone() for p in net.parameters()])
+    for a, b in zip(*grads, strict=True):
+        assert torch.allclose(a, b, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("heads", HEADS)
 @pytest.mark.parametrize("zeros", [0.0, 0.5, 0.97, 1.0])
 def test_sparse_first_layer_is_the_dense_one(heads, zeros):
     """``sparse_rows`` lists each row's nonzero inputs, and ``forward_legal`` with it gives the
