@@ -23,14 +23,21 @@ HEADS = [
 ]
 
 
-@pytest.mark.parametrize("heads", HEADS)
-@pytest.mark.parametrize("density", [0.01, 0.1, 0.9])
-def test_forward_legal_is_forward_at_the_legal_actions(heads, density):
-    gen = torch.Generator().manual_seed(0)
+def _random_net(heads: dict, seed: int) -> tuple[MaskedActorCritic, torch.Generator]:
+    """A 400-input, 300-action network with ``heads``, its weights drawn at scale 0.3 (every
+    head matters), and the generator to draw its inputs from."""
+    gen = torch.Generator().manual_seed(seed)
     net = MaskedActorCritic(400, 300, 32, 2, **heads)
     with torch.no_grad():
         for p in net.parameters():
             p.copy_(torch.randn(p.shape, generator=gen) * 0.3)
+    return net, gen
+
+
+@pytest.mark.parametrize("heads", HEADS)
+@pytest.mark.parametrize("density", [0.01, 0.1, 0.9])
+def test_forward_legal_is_forward_at_the_legal_actions(heads, density):
+    net, gen = _random_net(heads, 0)
     x = torch.randn(64, 400, generator=gen)
     mask = torch.rand(64, 300, generator=gen) < density
     mask[:, 7] = True  # every row has a legal action
@@ -52,11 +59,7 @@ def test_forward_legal_gradients_are_forwards(heads, marks):
     """The card head scored at the legal pairs' cards only (and at the cards a select plane
     marks) gives ``forward``'s gradients for every parameter, whatever share of the select
     plane is marked (none, a few cards, all 52), rows without a legal card action too."""
-    gen = torch.Generator().manual_seed(6)
-    net = MaskedActorCritic(400, 300, 32, 2, **heads)
-    with torch.no_grad():
-        for p in net.parameters():
-            p.copy_(torch.randn(p.shape, generator=gen) * 0.3)
+    net, gen = _random_net(heads, 6)
     x = torch.randn(64, 400, generator=gen)
     x[:, 104:156] *= torch.rand(64, 52, generator=gen) < marks  # the select plane's marks
     mask = torch.rand(64, 300, generator=gen) < 0.05
