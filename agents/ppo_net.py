@@ -220,13 +220,22 @@ class MaskedActorCritic(nn.Module):
         entropy) runs over L columns; the same values up to float rounding. ``sparse``
         (``sparse_rows(x)``, on CPU) makes the first layer read only each row's nonzero inputs
         (about 4% of them in the joker games' feature sets): the same values up to float
-        rounding. ``x_rows`` (with
-        ``sparse`` of those rows): the batch is rows ``x_rows`` of ``x`` (a rollout's storage),
-        of which the card head and meld planes read their columns only: the same values as
-        ``x[x_rows]`` without copying whole rows out.
+        rounding. ``x_rows`` (with ``sparse`` of those rows): the batch is rows ``x_rows`` of
+        ``x`` (a rollout's storage), of which the card head and meld planes read their columns
+        only: the same values as ``x[x_rows]`` without copying whole rows out.
+
+        Raises:
+            ValueError: for ``x_rows`` without ``sparse``, or not one row id per batch row.
         """
-        if x_rows is not None and sparse is None:
-            raise ValueError("x_rows needs sparse (sparse_rows(x, x_rows)): the trunk reads it")
+        if x_rows is not None:
+            if sparse is None:
+                raise ValueError("x_rows needs sparse (sparse_rows(x, x_rows)): the trunk reads it")
+            if x_rows.shape != (legal.shape[0],) or sparse[0].shape[0] != legal.shape[0]:
+                raise ValueError(
+                    f"x_rows must hold one row id per batch row ({legal.shape[0]}, as legal and "
+                    f"sparse), got shape {tuple(x_rows.shape)} and sparse of "
+                    f"{sparse[0].shape[0]} rows"
+                )
         h = self._trunk(x, sparse)
         rows, pos = valid.nonzero(as_tuple=True)
         cols = legal[rows, pos]

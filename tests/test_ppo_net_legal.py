@@ -181,6 +181,8 @@ def test_x_rows_reads_the_rows_in_place(heads, pick):
     assert all(torch.equal(a, b) for a, b in zip(*got, strict=True))
     with pytest.raises(ValueError, match="x_rows needs sparse"):
         net.forward_legal(x, legal, valid, None, rows)
+    with pytest.raises(ValueError, match="one row id per batch row"):
+        net.forward_legal(x, legal, valid, sparse_rows(x, rows.numpy()), rows[:-1])
 
 
 def test_sparse_layer_reads_the_weight_after_every_change():
