@@ -160,9 +160,7 @@ class Opponents:
         ``obs`` of the batched ``game``)."""
         rows = np.flatnonzero(~learner & (self.role == POOL))
         if rows.size:
-            packed = None
-            if sparse is not None and self.sparse_inputs:
-                packed = (sparse[0][rows], sparse[1][rows])
+            packed = None if sparse is None else (sparse[0][rows], sparse[1][rows])
             actions[rows] = policy_actions(
                 self.pool_net,
                 x[rows],
