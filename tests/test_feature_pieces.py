@@ -5,10 +5,13 @@ an observation width.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rummy_env
 from rummy_agents.features import (
@@ -155,6 +158,42 @@ def test_out_is_filled_with_the_fresh_result_and_checked(game, name):
             assert o.tobytes() == before.tobytes()
     with pytest.raises(ValueError, match=r"out must have shape \("):
         FeatureSet(game, name)(x[0], out)  # one observation, a batch's out
+
+
+@cache
+def _out_case() -> tuple[np.ndarray, np.ndarray]:
+    """Rummy 51 observations and their ``joker_cards_melds`` features, made once."""
+    x = _observations("rummy51", {}, steps=6, n=3)
+    return x, add_features("joker_cards_melds", x, "rummy51", {})
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    dtype=st.sampled_from([np.float32, np.float64, np.float16, np.int32, np.int8, np.bool_]),
+    rows=st.integers(0, 5),
+    extra=st.integers(-3, 3),
+    flat=st.booleans(),
+    writeable=st.booleans(),
+)
+def test_out_of_any_dtype_or_shape_is_filled_only_when_exact(dtype, rows, extra, flat, writeable):
+    """Whatever ``out`` is drawn (dtype, rows, width, 1-D or 2-D, read-only), it is filled
+    with the fresh result exactly when it is a writeable float32 array of the result's shape;
+    otherwise a TypeError or ValueError naming ``out``, and ``out`` is untouched."""
+    x, fresh = _out_case()
+    n, w = fresh.shape
+    shape = (w + extra,) if flat else (rows, w + extra)
+    out = np.full(shape, 3, dtype=dtype)
+    out.flags.writeable = writeable
+    before = out.copy()
+    ok = dtype is np.float32 and writeable and shape == (n, w)
+    if ok:
+        add_features("joker_cards_melds", x, "rummy51", {}, out)
+        assert out.tobytes() == fresh.tobytes()
+        return
+    err = TypeError if dtype is not np.float32 or not writeable else ValueError
+    with pytest.raises(err, match="out must"):
+        add_features("joker_cards_melds", x, "rummy51", {}, out)
+    assert out.tobytes() == before.tobytes()
 
 
 def test_pieces_in_any_order_and_by_plus_names():
