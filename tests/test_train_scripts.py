@@ -620,6 +620,42 @@ def test_init_agent_widens_to_a_larger_feature_set_with_the_exact_policy(
     torch.testing.assert_close(v1, v0)
 
 
+@pytest.mark.parametrize("game", ["gin_rummy", "five_hundred_rum", "rummy51"])
+def test_init_agent_reads_a_published_npz_agent_with_its_policy(game: str) -> None:
+    """``--init-agent`` takes a published ``.npz`` agent (its int8 weights read back as
+    float32, its JSON metadata's lists matching the run's tuples): the run's network then
+    plays the published agent's moves."""
+    import torch
+
+    import rummy_env
+    from rummy_agents.features import add_features
+    from rummy_agents.ppo_agent import PPOAgent, load_checkpoint
+    from rummy_agents.published import published_path
+    from selfplay.config import Config, finalize
+    from selfplay.network import init_weights, network_meta, new_network
+
+    path = published_path(game)
+    pub, _ = load_checkpoint(path)
+    venv = rummy_env.make_vec(game, 16, seed=6)
+    obs, _ = venv.reset()
+    rng = np.random.default_rng(6)
+    for _ in range(7):
+        obs, *_ = venv.step((rng.random(obs["action_mask"].shape) * obs["action_mask"]).argmax(1))
+    o, m = obs["observation"], obs["action_mask"]
+    cfg = finalize(Config(game=game, features=pub["features"], hidden=pub["hidden"]))
+    meta = network_meta(cfg, o.shape[1], venv.single_action_space.n)
+    net = new_network(meta)
+    net.load_state_dict(init_weights(str(path), meta))
+    with torch.no_grad():
+        logits, _ = net(
+            torch.from_numpy(add_features(cfg.features, o, game)), torch.from_numpy(m == 1)
+        )
+    want = PPOAgent(checkpoint=str(path)).act_batch(o, m)
+    np.testing.assert_array_equal(logits.argmax(1).numpy(), want)
+    with pytest.raises(ValueError, match="another network: hidden="):
+        init_weights(str(path), {**meta, "hidden": pub["hidden"] * 2})
+
+
 def test_plot_curves_joins_resumed_runs_and_refuses_bad_specs(tmp_path) -> None:
     """``experiments/plot_curves.py``: a run's evaluation rows, joined across ``+`` files in
     order; a missing file, a file without evaluations or a run without a label is refused."""

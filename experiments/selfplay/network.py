@@ -11,10 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from rummy_agents.features import card_layout, feature_size, meld_planes
-from rummy_agents.ppo_agent import CHECKPOINT_FORMAT
+from rummy_agents.ppo_agent import load_checkpoint
 from rummy_agents.ppo_net import MaskedActorCritic, build_checkpoint, load_network
 from selfplay.config import Config
 
@@ -85,8 +86,9 @@ def _as_lists(x: Any) -> list[Any]:
 
 
 def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
-    """The network weights of agent file ``path`` (``--init-agent``), checked against the
-    run's game, options, features and layer sizes (``meta``).
+    """The network weights of agent file ``path`` (``--init-agent``: a ``.pt`` checkpoint or
+    a published ``.npz`` agent, whose int8 weights are read back as float32), checked against
+    the run's game, options, features and layer sizes (``meta``).
 
     An agent trained on the features the run's extend (:data:`WIDENS`: ``joker_cards_plan``
     for ``joker_cards_melds``, ``joker_cards_takes`` for ``joker_cards_discards``) is widened:
@@ -97,10 +99,15 @@ def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
     Raises:
         ValueError: when the file is not an agent checkpoint or was made for another network.
     """
-    ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    if ckpt.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"--init-agent {path}: not a {CHECKPOINT_FORMAT} checkpoint")
-    differ = [k for k in meta if ckpt.get(k) != meta[k]]
+    try:
+        ckpt, arrays = load_checkpoint(path)
+    except ValueError as e:
+        raise ValueError(f"--init-agent {path}: {e}") from None
+
+    def norm(v: Any) -> Any:  # .npz metadata is JSON: its tuples read back as lists
+        return _as_lists(v) if isinstance(v, (list, tuple)) else v
+
+    differ = [k for k in meta if norm(ckpt.get(k)) != norm(meta[k])]
     widen = WIDENS.get(meta["features"]) == ckpt.get("features")
     if widen:
         grown = ("features", "obs_size", "meld_planes", "card_inputs")  # new ones appended
@@ -112,7 +119,7 @@ def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
     if differ:
         got = ", ".join(f"{k}={ckpt.get(k)!r} (run: {meta[k]!r})" for k in differ)
         raise ValueError(f"--init-agent {path}: made for another network: {got}")
-    weights = dict(ckpt["state_dict"])
+    weights = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in arrays.items()}
     if widen:
         fresh = new_network(meta).state_dict()
         for k, v in fresh.items():
