@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("runs", nargs="+", help="LABEL=CSV[+CSV...]")
     ap.add_argument("--out", required=True, help="PNG file to write")
     ap.add_argument("--title", default="")
-    ap.add_argument("--ylabel", default="games won against the evaluation opponent")
+    ap.add_argument("--ylabel", default="episodes won against the evaluation opponent")
     args = ap.parse_args(argv)
     curves = []
     for run in args.runs:

@@ -144,7 +144,7 @@ def plot_curve(csv_path: Path, png_path: Path, title: str) -> None:
     ax.plot(x, y, marker="o", ms=3, label="win rate")
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("environment steps")
-    ax.set_ylabel("games won")
+    ax.set_ylabel("episodes won")  # hands, unless the run set --option episode=...
     ax.set_ylim(0, 1)
     ax.set_title(title)
     ax.legend(loc="lower right")
