@@ -304,7 +304,8 @@ def test_fuzz_step(game: str, data: st.DataObject) -> None:
         legal = np.flatnonzero(env.game.masks[0, :n])
         action = int(legal[action % legal.size]) if legal.size else None
     names = ["action"]
-    if is_int(action) or isinstance(action, np.ndarray) and action.shape == ():
+    zero_d_int = isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"
+    if is_int(action) or zero_d_int:  # the action types the env accepts (check_action)
         # an illegal action is named by its name: "DISCARD[Qs] is illegal in phase ..."
         a = int(action)
         gin = name_of(game) == "gin_rummy"
