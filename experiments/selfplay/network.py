@@ -81,8 +81,10 @@ WIDENS = {
 }
 
 
-def _as_lists(x: Any) -> list[Any]:
-    return [_as_lists(v) if isinstance(v, (list, tuple)) else v for v in x]
+def _as_lists(x: Any) -> Any:
+    """``x`` with its tuples as lists, at any depth (an ``.npz`` agent's metadata is JSON, so
+    its tuples read back as lists); anything else as it is."""
+    return [_as_lists(v) for v in x] if isinstance(x, (list, tuple)) else x
 
 
 def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
@@ -104,10 +106,7 @@ def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
     except ValueError as e:
         raise ValueError(f"--init-agent {path}: {e}") from None
 
-    def norm(v: Any) -> Any:  # .npz metadata is JSON: its tuples read back as lists
-        return _as_lists(v) if isinstance(v, (list, tuple)) else v
-
-    differ = [k for k in meta if norm(ckpt.get(k)) != norm(meta[k])]
+    differ = [k for k in meta if _as_lists(ckpt.get(k)) != _as_lists(meta[k])]
     widen = WIDENS.get(meta["features"]) == ckpt.get("features")
     if widen:
         grown = ("features", "obs_size", "meld_planes", "card_inputs")  # new ones appended
