@@ -113,7 +113,9 @@ def main(args: list[str] | None = None) -> None:
         torch.set_rng_state(state["torch_rng"])
     batch_steps = n * cfg.num_steps
     num_updates = math.ceil(cfg.total_steps / batch_steps)
-    log = ProgressLog(out, append=state is not None, tensorboard=cfg.tensorboard)
+    log = ProgressLog(
+        out, append=update if state is not None else None, tensorboard=cfg.tensorboard
+    )
     rollout = Rollout(cfg, venv, opponents, meta["obs_size"], dev)
 
     def save() -> None:

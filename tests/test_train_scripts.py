@@ -93,6 +93,9 @@ def test_ppo_selfplay_smoke_and_resume(tmp_path) -> None:
     assert [int(r["global_step"]) for r in rows] == [256, 512]
     assert all(0 <= float(r["eval_win_rate"]) <= 1 for r in rows)
     assert not list(out.glob("agent_*.pt"))
+    # a run stopped after an update past its last checkpoint: that row is played again
+    with (out / "progress.csv").open("a") as f:
+        f.write("3,768,1.0\n")
     _run("experiments/ppo_selfplay.py", "--resume", str(out), "--total-steps", "1024",
          "--keep-agents", *common)  # fmt: skip
     rows = list(csv.DictReader((out / "progress.csv").open()))

@@ -37,15 +37,24 @@ COLUMNS = [
 
 class ProgressLog:
     """``progress.csv`` in ``out`` (appended to when ``append`` and it exists), and TensorBoard
-    under ``out/tb`` when ``tensorboard`` and it is installed."""
+    under ``out/tb`` when ``tensorboard`` and it is installed.
 
-    def __init__(self, out: Path, append: bool, tensorboard: bool) -> None:
+    ``append`` is the update the run resumes after: the rows of later updates (written before
+    the run was stopped past its last checkpoint) are dropped, since they are played again.
+    """
+
+    def __init__(self, out: Path, append: int | None, tensorboard: bool) -> None:
         self.path = out / "progress.csv"
-        new_csv = not append or not self.path.exists()
-        self.file = self.path.open("w" if new_csv else "a", newline="")
-        self.writer = csv.DictWriter(self.file, COLUMNS)
-        if new_csv:
-            self.writer.writeheader()
+        kept: list[dict[str, str]] = []
+        if append is not None and self.path.exists():
+            with self.path.open(newline="") as f:
+                kept = [r for r in csv.DictReader(f) if int(r["update"]) <= append]
+        self.file = self.path.open("w", newline="")
+        # extrasaction: a run record from before a column was dropped still resumes
+        self.writer = csv.DictWriter(self.file, COLUMNS, extrasaction="ignore")
+        self.writer.writeheader()
+        self.writer.writerows(kept)
+        self.file.flush()
         self.tb = None
         if tensorboard:
             try:
