@@ -114,7 +114,7 @@ def main(args: list[str] | None = None) -> None:
     batch_steps = n * cfg.num_steps
     num_updates = math.ceil(cfg.total_steps / batch_steps)
     log = ProgressLog(
-        out, append=update if state is not None else None, tensorboard=cfg.tensorboard
+        out, resume_after=update if state is not None else None, tensorboard=cfg.tensorboard
     )
     rollout = Rollout(cfg, venv, opponents, meta["obs_size"], dev)
 

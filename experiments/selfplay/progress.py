@@ -36,19 +36,20 @@ COLUMNS = [
 
 
 class ProgressLog:
-    """``progress.csv`` in ``out`` (appended to when ``append`` and it exists), and TensorBoard
-    under ``out/tb`` when ``tensorboard`` and it is installed.
+    """``progress.csv`` in ``out``, and TensorBoard under ``out/tb`` when ``tensorboard`` and it
+    is installed.
 
-    ``append`` is the update the run resumes after: the rows of later updates (written before
-    the run was stopped past its last checkpoint) are dropped, since they are played again.
+    A resumed run passes ``resume_after``, the update of its checkpoint: the file's rows up to it
+    are kept and later ones (written before the run was stopped past that checkpoint) dropped,
+    since those updates are played again. A new run starts the file afresh.
     """
 
-    def __init__(self, out: Path, append: int | None, tensorboard: bool) -> None:
+    def __init__(self, out: Path, resume_after: int | None, tensorboard: bool) -> None:
         self.path = out / "progress.csv"
         kept: list[dict[str, str]] = []
-        if append is not None and self.path.exists():
+        if resume_after is not None and self.path.exists():
             with self.path.open(newline="") as f:
-                kept = [r for r in csv.DictReader(f) if int(r["update"]) <= append]
+                kept = [r for r in csv.DictReader(f) if int(r["update"]) <= resume_after]
         self.file = self.path.open("w", newline="")
         # extrasaction: a run record from before a column was dropped still resumes
         self.writer = csv.DictWriter(self.file, COLUMNS, extrasaction="ignore")
