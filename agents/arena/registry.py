@@ -101,6 +101,12 @@ GAME_AGENTS: dict[str, dict[str, AgentEntry]] = {
         "openspiel": AgentEntry(
             "rummy_agents.openspiel_bot:OpenSpielSimpleBot", doc="OpenSpiel's simple Gin bot"
         ),
+        "ppo_search": AgentEntry(
+            "rummy_agents.ismcts.policy:PolicySearchAgent",
+            doc="the trained net (or @checkpoint=PATH), its moves checked by paired rollouts"
+            " of itself",
+            takes_game=True,
+        ),
     },
     "five_hundred_rum": {
         "greedy": AgentEntry(

@@ -312,7 +312,7 @@ class ISMCTSAgent:
             return int(legal[0])
         if view is None:
             raise ValueError("ISMCTSAgent needs the seat's view (sample_worlds) to search")
-        hooks = hooks_for(getattr(view, "game", ""))
+        hooks = self.game_hooks(getattr(view, "game", ""))
         if self.knock == "always":
             a = hooks.knock_now(observation) if hooks.knock_now is not None else None
             if a is not None:
@@ -335,6 +335,12 @@ class ISMCTSAgent:
         self.move_seconds.append(time.perf_counter() - t0)
         return action
 
+    def game_hooks(self, game: str) -> GameHooks:
+        """The hooks the search uses for ``game`` (:func:`~rummy_agents.ismcts.games.hooks_for`;
+        a subclass may substitute its own, e.g. a network's rollouts and prior).
+        """
+        return hooks_for(game)
+
     def configure(self, hooks: GameHooks) -> None:
         """Set the effective ``iterations``, ``root`` and ``root_k``: the values given, or for
         ``"auto"``/``None`` the game's defaults (``hooks.defaults``).
@@ -350,7 +356,7 @@ class ISMCTSAgent:
         if not self.anchor:
             return None
         game = getattr(view, "game", "")
-        hooks = hooks_for(game)
+        hooks = self.game_hooks(game)
         if game not in self._anchors:
             seed = int(self.rng.integers(2**31))
             if isinstance(self.anchor, str):
@@ -369,7 +375,7 @@ class ISMCTSAgent:
         """Run the search from the seat's current information set; returns the chosen action
         (``first``: a legal action to try first, ahead of the prior's order).
         """
-        hooks = hooks_for(getattr(view, "game", ""))
+        hooks = self.game_hooks(getattr(view, "game", ""))
         self.configure(hooks)
         seat = int(view.seat)
         scale = float(hooks.reward_scale(view.config))

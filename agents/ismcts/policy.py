@@ -1,0 +1,172 @@
+"""A trained network improved by search at play time: :class:`PolicySearchAgent` (``ppo_search``).
+
+The network proposes, rollouts decide. At each decision with a choice the network's own move
+and its next ``root_k - 1`` moves by logit are each played in the same ``worlds`` sampled
+determinizations (Gin's evidence belief, :func:`~rummy_agents.ismcts.gin.gin_belief_worlds`),
+and every world is played to the end of the hand by the network itself, for every seat
+(policy rollouts, Tesauro and Galperin's "on-line policy improvement using Monte-Carlo
+search"). The network's move is kept unless another one's mean hand result beats it by
+``paired_z`` standard errors of the paired differences (``root="paired"`` of
+:class:`~rummy_agents.ismcts.search.ISMCTSAgent`), so the search departs from the network only
+where its rollouts say so with some confidence. A legal knock is played at once, the one
+leaving the least deadwood (the published network also knocks whenever it can, though in about
+6% of those decisions with another card).
+
+Gin Rummy only (2-player hands; at a 3- or 4-player table the arena seats it through
+:class:`~rummy_agents.table_seat.TableSeatAgent`, so it searches the 2-player hand it plays).
+A Gin hand is short (about 12 decisions a seat), so a rollout costs about 20 batched network
+calls; in the joker games a hand runs to hundreds of decisions, and this agent is not offered
+there.
+
+Example:
+    >>> from rummy_env import gin_rummy_v0
+    >>> from rummy_env.envs.view import SeatView
+    >>> env = gin_rummy_v0.raw_env()
+    >>> env.reset(seed=0)
+    >>> agent = PolicySearchAgent(seed=0, worlds=8)
+    >>> a = agent.act(env.observe(env.agent_selection), SeatView(env, env.agent_selection))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rummy_agents.ismcts.gin import GIN_HOOKS
+from rummy_agents.ismcts.hooks import GameHooks
+from rummy_agents.ismcts.search import ISMCTSAgent
+from rummy_env.core import batch
+from rummy_env.core.validate import ArgumentTypeError, check_int
+
+GAME = "gin_rummy"
+
+
+class PolicySearchAgent(ISMCTSAgent):
+    """A trained network whose moves are checked by paired rollouts of the network itself.
+
+    Args:
+        seed: seed of the search (worlds sampled); the network plays deterministically.
+        checkpoint: the network: a ``.pt`` checkpoint or ``.npz`` agent file of Gin Rummy;
+            ``None``: the published Gin agent.
+        game: the game (the arena passes it); only ``"gin_rummy"``.
+        worlds: determinizations each candidate move is played in, per decision (at least 2).
+        root_k: candidate moves compared: the network's move and its next ``root_k - 1`` by
+            logit (at least 2).
+        paired_z: standard errors of the paired differences by which a candidate must beat
+            the network's move to be played instead (at least 0).
+        name: the agent's name in reports.
+
+    Raises:
+        ValueError: for another game, a checkpoint of another game, or a bad setting.
+        TypeError: for a setting of the wrong type.
+    """
+
+    games = (GAME,)
+    name = "ppo_search"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        checkpoint: str | Path | None = None,
+        game: str = GAME,
+        worlds: int = 64,
+        root_k: int = 3,
+        paired_z: float = 2.0,
+        name: str | None = None,
+    ) -> None:
+        from rummy_agents.ppo_agent import PPOAgent
+
+        if game != GAME:
+            raise ValueError(f"game must be {GAME!r} (ppo_search plays Gin only), got {game!r}")
+        worlds = check_int("worlds", worlds, 2)
+        root_k = check_int("root_k", root_k, 2)
+        if isinstance(paired_z, bool | np.bool_) or not isinstance(
+            paired_z, int | float | np.integer | np.floating
+        ):
+            raise ArgumentTypeError(f"paired_z must be a number >= 0, got {paired_z!r}")
+        if not 0.0 <= float(paired_z) < float("inf"):
+            raise ValueError(f"paired_z must be a finite number >= 0, got {paired_z!r}")
+        super().__init__(
+            iterations=worlds * root_k,
+            batch_size=worlds * root_k,
+            root="paired",
+            root_k=root_k,
+            paired_z=paired_z,
+            max_depth=1,
+            knock="always",
+            anchor=False,
+            seed=seed,
+            name=name or "ppo_search",
+        )
+        self.worlds = worlds
+        self.net = PPOAgent(seed=seed, checkpoint=checkpoint, game=game)
+        """The network (:class:`~rummy_agents.ppo_agent.PPOAgent`), played deterministically."""
+        self.net.deterministic = True
+        if self.net.feature_set is None or self.net.sb3:
+            raise ValueError(
+                f"checkpoint {self.net.checkpoint!r}: ppo_search needs a network trained by "
+                "experiments/ppo_selfplay.py (a .pt or .npz agent with its game recorded)"
+            )
+        self._hooks = dataclasses.replace(
+            GIN_HOOKS, prior=self._prior, anchor=None, defaults=dict(GIN_HOOKS.defaults)
+        )
+        self.configure(self._hooks)  # iterations, root and root_k as given, before a search
+
+    # -- the search's hooks ------------------------------------------------------------------
+    def game_hooks(self, game: str) -> GameHooks:
+        """Gin's hooks with the network's logits as the prior (candidate order); the rollouts
+        are the network's (:meth:`_rollout`).
+        """
+        if game != GAME:
+            raise ValueError(f"ppo_search plays {GAME} only, not {game!r}")
+        return self._hooks
+
+    def _anchor_move(self, observation: Mapping[str, Any], view: Any) -> int:
+        """The network's move: the first candidate, kept unless the rollouts reject it."""
+        return int(self.net.act(observation, view))
+
+    def _logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        x = np.asarray(self.net.feature_set(obs), dtype=np.float32)
+        return self.net.policy.logits(x, np.asarray(masks) == 1)
+
+    def _prior(self, game: Any, i: int) -> np.ndarray:
+        """The network's logits in world ``i`` (the candidates' order after its own move)."""
+        obs = np.empty((1, game.obs_size), dtype=np.float32)
+        batch.write_obs_at(game.states, game.cfg, i, int(game.states["cur"][i]), obs[0])
+        return self._logits(obs, game.masks[i : i + 1, : game.num_actions])[0].astype(np.float64)
+
+    def _rollout(
+        self, worlds: Any, active: np.ndarray, hands0: np.ndarray, hooks: GameHooks
+    ) -> np.ndarray:
+        """Play the active worlds to the end of the hand together, every seat moved by the
+        network (its most probable legal action); returns (N, players) rewards.
+        """
+        n = worlds.num_games
+        acc = np.zeros((n, worlds.num_players), dtype=np.float64)
+        alive = active.copy()
+        obs = np.zeros((n, worlds.obs_size), dtype=np.float32)
+        cur = worlds.states["cur"]
+        for i in np.flatnonzero(alive):
+            batch.write_obs_at(worlds.states, worlds.cfg, int(i), int(cur[i]), obs[i])
+        actions = np.zeros(n, dtype=np.int64)
+        for _ in range(self.max_rollout_steps):
+            if not alive.any():
+                break
+            masks = worlds.masks[:, : worlds.num_actions]
+            rows = np.flatnonzero(alive & masks.any(1))
+            actions[:] = 0  # finished worlds: any action (the core ignores it)
+            if rows.size:
+                actions[rows] = self._logits(obs[rows], masks[rows]).argmax(1)
+            obs, rewards, term, trunc, _ = worlds.step(
+                actions, autoreset=False, write_obs=True, check=False
+            )
+            acc[alive] += rewards[alive]
+            alive &= ~(term | trunc | (worlds.states["hands_played"] != hands0))
+        return acc
+
+
+__all__ = ["PolicySearchAgent"]

@@ -1,0 +1,139 @@
+"""``ppo_search`` (:class:`rummy_agents.ismcts.policy.PolicySearchAgent`): the published Gin
+network whose moves are checked by paired rollouts of itself."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rummy_agents.arena.registry import make_agent
+from rummy_agents.ismcts.gin import GIN_HOOKS
+from rummy_agents.ismcts.policy import PolicySearchAgent
+from rummy_agents.ppo_agent import PPOAgent
+from rummy_agents.table_seat import seat_at_tables
+from rummy_env import gin_rummy_v0
+from rummy_env.core.validate import ArgumentTypeError
+from rummy_env.envs.view import SeatView
+
+
+def _play_hand(env, agents, seed):
+    """Play one hand; returns the moves made and the final rewards by agent name."""
+    env.reset(seed=seed)
+    moves, rewards = [], {a: 0.0 for a in env.agents}
+    for name in env.agent_iter():
+        obs, r, term, trunc, _ = env.last()
+        rewards[name] += r
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = int(name.split("_")[1])
+        a = agents[seat % len(agents)].act(obs, SeatView(env, name))
+        assert obs["action_mask"][a] == 1, f"illegal move {a}"
+        moves.append(a)
+        env.step(a)
+    return moves, rewards
+
+
+@pytest.fixture(scope="module")
+def net():
+    return PPOAgent(seed=0, game="gin_rummy")
+
+
+def test_plays_legal_moves_and_is_reproducible():
+    env = gin_rummy_v0.raw_env()
+    a = [PolicySearchAgent(seed=3, worlds=6), PolicySearchAgent(seed=4, worlds=6)]
+    moves, rewards = _play_hand(env, a, seed=11)
+    assert sum(rewards.values()) == pytest.approx(0.0)
+    b = [PolicySearchAgent(seed=3, worlds=6), PolicySearchAgent(seed=4, worlds=6)]
+    assert _play_hand(env, b, seed=11)[0] == moves
+    assert a[0].move_seconds, "no decision was searched"
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6))
+def test_an_unreachable_threshold_plays_the_network(net, seed):
+    """With a threshold no rollout gain can pass, every move is the network's own (a knock:
+    the one leaving the least deadwood)."""
+
+    class NetKnockingLeast:
+        def act(self, obs, view=None):
+            knock = GIN_HOOKS.knock_now(obs)
+            return net.act(obs) if knock is None else knock
+
+    env = gin_rummy_v0.raw_env()
+    search = PolicySearchAgent(seed=seed, worlds=4, paired_z=1e9)
+    moves_search, _ = _play_hand(env, [search, net], seed=seed)
+    moves_net, _ = _play_hand(env, [NetKnockingLeast(), net], seed=seed)
+    assert moves_search == moves_net
+
+
+def test_rollouts_are_the_network_playing_every_seat(net):
+    """The batched rollout equals a slow reference: each world stepped one decision at a
+    time, every seat moved by the network's most probable legal action."""
+    env = gin_rummy_v0.raw_env()
+    env.reset(seed=5)
+    for _ in range(3):  # a few decisions into the hand
+        name = env.agent_selection
+        env.step(net.act(env.observe(name)))
+    view = SeatView(env, env.agent_selection)
+    search = PolicySearchAgent(seed=1, worlds=4)
+    worlds = view.sample_worlds(12, np.random.default_rng(2))
+    ref = type(worlds)(worlds.config, worlds.num_games)
+    ref.states[:] = worlds.states
+    ref.masks[:] = worlds.masks
+    hands0 = worlds.states["hands_played"].copy()
+    got = search._rollout(worlds, np.ones(12, dtype=bool), hands0, search.game_hooks("gin_rummy"))
+    for i in range(12):
+        total = np.zeros(2)
+        while True:
+            cur = int(ref.states["cur"][i])
+            mask = ref.masks[i, : ref.num_actions]
+            obs = {"observation": ref.observe(i, cur), "action_mask": mask}
+            done, _trunc, _cur, hands = ref.step_single(i, net.act(obs))
+            total += ref.states["rewards"][i]
+            if done or hands != hands0[i]:
+                break
+        np.testing.assert_allclose(got[i], total, atol=1e-5)
+    assert np.abs(got).sum() > 0, "no rollout scored a hand"
+
+
+def test_seated_at_a_three_player_table():
+    env = gin_rummy_v0.raw_env(num_players=3)
+    agent = seat_at_tables(make_agent("ppo_search@worlds=4", seed=0, game="gin_rummy"))
+    env.reset(seed=2)
+    for name in env.agent_iter():
+        obs, _r, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = agent.act(obs, SeatView(env, name))
+        assert obs["action_mask"][a] == 1
+        env.step(a)
+
+
+def test_registry_builds_it_for_gin_only():
+    agent = make_agent("ppo_search@worlds=8@root_k=2@paired_z=1.5", seed=0, game="gin_rummy")
+    assert (agent.worlds, agent.root_k, agent.paired_z) == (8, 2, 1.5)
+    with pytest.raises(ValueError, match="gin_rummy"):
+        make_agent("ppo_search", seed=0, game="rummy51")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"game": "rummy51"}, ValueError, "game must be 'gin_rummy'"),
+        ({"worlds": 1}, ValueError, "worlds must be an integer >= 2, got 1"),
+        ({"worlds": 8.0}, ArgumentTypeError, "worlds must be an integer"),
+        ({"root_k": 1}, ValueError, "root_k must be an integer >= 2, got 1"),
+        ({"paired_z": -0.5}, ValueError, "paired_z must be a finite number >= 0"),
+        ({"paired_z": float("nan")}, ValueError, "paired_z must be a finite number >= 0"),
+        ({"paired_z": True}, ArgumentTypeError, "paired_z must be a number"),
+        ({"paired_z": "2"}, TypeError, "paired_z must be a number"),
+        ({"checkpoint": "no_such_agent.npz"}, ValueError, "no_such_agent"),
+    ],
+)
+def test_bad_settings_are_refused(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        PolicySearchAgent(seed=0, **kwargs)
