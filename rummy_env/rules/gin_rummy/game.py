@@ -112,28 +112,30 @@ def resample_hidden(s: np.void, player: int, worlds: np.ndarray, rng: np.random.
     publicly known cards, a face-down knock discard and the stock are refilled, and the cards
     dealt before the stock are shuffled so that they keep no trace of the real deal order.
     """
-    others = [o for o in range(2) if o != player]
-    hidden = [int(s["hands"][o]) & ~int(s["known"][o]) for o in others]
-    counts = [bin(h).count("1") for h in hidden]
-    pos = int(s["deck_pos"])
-    kc = int(s["knock_card"])
-    face_down = kc >= 0 and int(s["knocker"]) in others
+    n = len(worlds)
     pool = np.array(hidden_cards(s, player), dtype=np.int64)
-    for w in range(len(worlds)):
-        perm = rng.permutation(pool)
-        k = 0
-        for o, h, n in zip(others, hidden, counts, strict=True):
-            hand = int(s["hands"][o]) & ~h
-            for c in perm[k : k + n]:
-                hand |= 1 << int(c)
-            worlds["hands"][w, o] = np.uint64(hand)
-            k += n
-        if face_down:
-            worlds["knock_card"][w] = perm[k]
-            k += 1
-        worlds["deck"][w, pos:] = perm[k:]
-        dealt = np.setdiff1d(np.arange(52), perm[k:])
-        worlds["deck"][w, :pos] = rng.permutation(dealt)
+    # one random order of the pool per world, drawn for all worlds at once
+    perm = pool[np.argsort(rng.random((n, pool.size)), axis=1)]
+    k = 0
+    for o in range(2):
+        if o == player:
+            continue
+        h = int(s["hands"][o]) & ~int(s["known"][o])
+        m = h.bit_count()
+        bits = np.left_shift(np.uint64(1), perm[:, k : k + m].astype(np.uint64))
+        worlds["hands"][:, o] = np.uint64(int(s["hands"][o]) & ~h) | np.bitwise_or.reduce(
+            bits, axis=1, initial=np.uint64(0)
+        )
+        k += m
+    if int(s["knock_card"]) >= 0 and int(s["knocker"]) != player:  # a face-down knock discard
+        worlds["knock_card"][:] = perm[:, k]
+        k += 1
+    pos = int(s["deck_pos"])
+    worlds["deck"][:, pos:] = perm[:, k:]
+    # the cards dealt before the stock, in a random order: all but each world's stock
+    keys = rng.random((n, 52))
+    np.put_along_axis(keys, perm[:, k:], 2.0, axis=1)
+    worlds["deck"][:, :pos] = np.argsort(keys, axis=1)[:, :pos]
 
 
 def explain_illegal(s: np.void, config: GinRummyConfig, num_actions: int, a: int) -> str:
