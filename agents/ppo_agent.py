@@ -263,6 +263,26 @@ class PPOAgent:
         mask = np.asarray(observation["action_mask"])[None]
         return int(self.act_batch(obs, mask)[0])
 
+    def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """(N, A) masked float32 logits (illegal actions at ``MASKED_LOGIT``) for (N, O)
+        observations and (N, A) masks: the network's scores behind :meth:`act_batch`.
+
+        Raises:
+            ValueError: for observations or actions of another game or rule set.
+            TypeError: for an SB3 model (it has no numpy network to score with).
+        """
+        if self.sb3:
+            raise TypeError(f"checkpoint {self.checkpoint!r}: an SB3 model has no numpy logits")
+        m = np.asarray(masks) == 1
+        self._check_shapes(np.shape(observations)[-1], m.shape[-1])
+        return self.policy.logits(np.asarray(self._inputs(observations), dtype=np.float32), m)
+
+    def _inputs(self, observations: np.ndarray) -> np.ndarray:
+        if self.feature_set is not None:
+            return self.feature_set(observations)
+        # no game recorded: the layout is guessed from the observation's width
+        return add_features(self.features, observations)
+
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """(N,) legal actions for (N, O) observations and (N, A) masks (vector env rows).
 
@@ -272,15 +292,12 @@ class PPOAgent:
         m = np.asarray(masks) == 1
         if not m.any(axis=1).all():
             raise ValueError("a mask has no legal action")
-        self._check_shapes(np.shape(observations)[-1], m.shape[-1])
-        if self.feature_set is not None:
-            x = self.feature_set(observations)
-        else:  # no game recorded: the layout is guessed from the observation's width
-            x = add_features(self.features, observations)
         if self.sb3:
+            self._check_shapes(np.shape(observations)[-1], m.shape[-1])
+            x = self._inputs(observations)
             acts, _ = self.policy.predict(x, action_masks=m, deterministic=self.deterministic)
             return np.asarray(acts, dtype=np.int64)
-        logits = self.policy.logits(np.asarray(x, dtype=np.float32), m)
+        logits = self.logits(observations, m)
         if self.deterministic:
             return logits.argmax(1).astype(np.int64)
         z = np.exp(logits - logits.max(1, keepdims=True))

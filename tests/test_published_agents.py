@@ -12,6 +12,7 @@ import rummy_env
 from rummy_agents import published_agent
 from rummy_agents.arena.registry import make_agent
 from rummy_agents.ppo_agent import (
+    MASKED_LOGIT,
     PPOAgent,
     load_checkpoint,
     read_npz,
@@ -48,6 +49,22 @@ def test_published_agent_ships_small_and_plays_legal_moves(game):
         assert (masks[np.arange(len(acts)), acts] == 1).all()
     sampled = published_agent(game, seed=1, deterministic=False).act_batch(obs, masks)
     assert (masks[np.arange(len(sampled)), sampled] == 1).all()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_logits_are_what_the_agent_plays_by(game):
+    """``PPOAgent.logits``: illegal actions at ``MASKED_LOGIT``, legal ones above it, and the
+    deterministic agent plays their argmax; another game's rows are refused."""
+    obs, masks = _positions(game)
+    agent = published_agent(game)
+    logits = agent.logits(obs, masks)
+    assert logits.shape == masks.shape and logits.dtype == np.float32
+    legal = masks == 1
+    assert (logits[~legal] == MASKED_LOGIT).all() and (logits[legal] > MASKED_LOGIT).all()
+    assert np.array_equal(logits.argmax(1), agent.act_batch(obs, masks))
+    other = "rummy51" if game == "gin_rummy" else "gin_rummy"
+    with pytest.raises(ValueError, match=f"trained on {game}"):
+        agent.logits(*_positions(other, n=2, steps=1))
 
 
 def test_published_agent_errors():

@@ -111,9 +111,7 @@ class PolicySearchAgent(ISMCTSAgent):
                 f"checkpoint {self.net.checkpoint!r}: ppo_search needs a network trained by "
                 "experiments/ppo_selfplay.py (a .pt or .npz agent with its game recorded)"
             )
-        self._hooks = dataclasses.replace(
-            GIN_HOOKS, prior=self._prior, anchor=None, defaults=dict(GIN_HOOKS.defaults)
-        )
+        self._hooks = dataclasses.replace(GIN_HOOKS, prior=self._prior, anchor=None)
         self.configure(self._hooks)  # iterations, root and root_k as given, before a search
 
     # -- the search's hooks ------------------------------------------------------------------
@@ -129,15 +127,11 @@ class PolicySearchAgent(ISMCTSAgent):
         """The network's move: the first candidate, kept unless the rollouts reject it."""
         return int(self.net.act(observation, view))
 
-    def _logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        x = np.asarray(self.net.feature_set(obs), dtype=np.float32)
-        return self.net.policy.logits(x, np.asarray(masks) == 1)
-
     def _prior(self, game: Any, i: int) -> np.ndarray:
         """The network's logits in world ``i`` (the candidates' order after its own move)."""
         obs = np.empty((1, game.obs_size), dtype=np.float32)
         batch.write_obs_at(game.states, game.cfg, i, int(game.states["cur"][i]), obs[0])
-        return self._logits(obs, game.masks[i : i + 1, : game.num_actions])[0].astype(np.float64)
+        return self.net.logits(obs, game.masks[i : i + 1, : game.num_actions])[0].astype(np.float64)
 
     def _rollout(
         self, worlds: Any, active: np.ndarray, hands0: np.ndarray, hooks: GameHooks
@@ -160,7 +154,7 @@ class PolicySearchAgent(ISMCTSAgent):
             rows = np.flatnonzero(alive & masks.any(1))
             actions[:] = 0  # finished worlds: any action (the core ignores it)
             if rows.size:
-                actions[rows] = self._logits(obs[rows], masks[rows]).argmax(1)
+                actions[rows] = self.net.logits(obs[rows], masks[rows]).argmax(1)
             obs, rewards, term, trunc, _ = worlds.step(
                 actions, autoreset=False, write_obs=True, check=False
             )
