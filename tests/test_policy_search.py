@@ -9,13 +9,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rummy_agents.arena.registry import make_agent
-from rummy_agents.ismcts.gin import GIN_HOOKS
+from rummy_agents.ismcts.gin import GIN_HOOKS, gin_rollout_actions
 from rummy_agents.ismcts.policy import PolicySearchAgent
 from rummy_agents.ppo_agent import PPOAgent
 from rummy_agents.table_seat import seat_at_tables
 from rummy_env import gin_rummy_v0
 from rummy_env.core.validate import ArgumentTypeError
 from rummy_env.envs.view import SeatView
+from rummy_env.rules.gin_rummy import kernels as K
 
 
 def _play_hand(env, agents, seed):
@@ -65,20 +66,25 @@ def test_an_unreachable_threshold_plays_the_network(net, seed):
     env = gin_rummy_v0.raw_env()
     search = PolicySearchAgent(seed=seed, worlds=4, paired_z=1e9)
     moves_search, _ = _play_hand(env, [search, net], seed=seed)
+    rules = PolicySearchAgent(seed=seed, worlds=4, paired_z=1e9, opponent="rules")
+    assert _play_hand(env, [rules, net], seed=seed)[0] == moves_search
     moves_net, _ = _play_hand(env, [NetKnockingLeast(), net], seed=seed)
     assert moves_search == moves_net
 
 
-def test_rollouts_are_the_network_playing_every_seat(net):
+@pytest.mark.parametrize("opponent", ["network", "rules"])
+def test_rollouts_are_the_network_playing_every_seat(net, opponent):
     """The batched rollout equals a slow reference: each world stepped one decision at a
-    time, every seat moved by the network's most probable legal action."""
+    time, the searching seat moved by the network's most probable legal action, the other
+    by the network too or (``opponent="rules"``) by Gin's compiled rollout policy."""
     env = gin_rummy_v0.raw_env()
     env.reset(seed=5)
     for _ in range(3):  # a few decisions into the hand
         name = env.agent_selection
         env.step(net.act(env.observe(name)))
     view = SeatView(env, env.agent_selection)
-    search = PolicySearchAgent(seed=1, worlds=4)
+    search = PolicySearchAgent(seed=1, worlds=4, opponent=opponent)
+    search._seat = view.seat  # set by search() at a real decision
     worlds = view.sample_worlds(12, np.random.default_rng(2))
     ref = type(worlds)(worlds.config, worlds.num_games)
     ref.states[:] = worlds.states
@@ -91,7 +97,12 @@ def test_rollouts_are_the_network_playing_every_seat(net):
             cur = int(ref.states["cur"][i])
             mask = ref.masks[i, : ref.num_actions]
             obs = {"observation": ref.observe(i, cur), "action_mask": mask}
-            done, _trunc, _cur, hands = ref.step_single(i, net.act(obs))
+            a = net.act(obs)
+            if opponent == "rules" and cur != view.seat:
+                rules = np.zeros(ref.num_games, dtype=np.int64)
+                gin_rollout_actions(ref.states, ref.masks, K.TABLES, ref.num_actions, 0.0, rules)
+                a = int(rules[i])
+            done, _trunc, _cur, hands = ref.step_single(i, a)
             total += ref.states["rewards"][i]
             if done or hands != hands0[i]:
                 break
@@ -114,8 +125,9 @@ def test_seated_at_a_three_player_table():
 
 
 def test_registry_builds_it_for_gin_only():
-    agent = make_agent("ppo_search@worlds=8@root_k=2@paired_z=1.5", seed=0, game="gin_rummy")
-    assert (agent.worlds, agent.root_k, agent.paired_z) == (8, 2, 1.5)
+    spec = "ppo_search@worlds=8@root_k=2@paired_z=1.5@opponent=rules"
+    agent = make_agent(spec, seed=0, game="gin_rummy")
+    assert (agent.worlds, agent.root_k, agent.paired_z, agent.opponent) == (8, 2, 1.5, "rules")
     with pytest.raises(ValueError, match="gin_rummy"):
         make_agent("ppo_search", seed=0, game="rummy51")
 
@@ -132,6 +144,8 @@ def test_registry_builds_it_for_gin_only():
         ({"paired_z": True}, ArgumentTypeError, "paired_z must be a number"),
         ({"paired_z": "2"}, TypeError, "paired_z must be a number"),
         ({"checkpoint": "no_such_agent.npz"}, ValueError, "no_such_agent"),
+        ({"opponent": "simple"}, ValueError, "opponent must be one of .*'rules'.*got 'simple'"),
+        ({"opponent": 1}, TypeError, "opponent must be one of"),
     ],
 )
 def test_bad_settings_are_refused(kwargs, error, match):

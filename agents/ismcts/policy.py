@@ -8,7 +8,9 @@ and every world is played to the end of the hand by the network itself, for ever
 search"). The network's move is kept unless another one's mean hand result beats it by
 ``paired_z`` standard errors of the paired differences (``root="paired"`` of
 :class:`~rummy_agents.ismcts.search.ISMCTSAgent`), so the search departs from the network only
-where its rollouts say so with some confidence. A legal knock is played at once, the one
+where its rollouts say so with some confidence. With ``opponent="rules"`` the other seat is
+rolled out by Gin's compiled rule policy instead (a model of rule-based opponents such as
+``simple`` and ``planner``). A legal knock is played at once, the one
 leaving the least deadwood (the published network also knocks whenever it can, though in about
 6% of those decisions with another card).
 
@@ -36,13 +38,15 @@ from typing import Any
 
 import numpy as np
 
-from rummy_agents.ismcts.gin import GIN_HOOKS
+from rummy_agents.ismcts.gin import GIN_HOOKS, gin_rollout_actions
 from rummy_agents.ismcts.hooks import GameHooks
 from rummy_agents.ismcts.search import ISMCTSAgent
 from rummy_env.core import batch
 from rummy_env.core.validate import ArgumentTypeError, check_int
+from rummy_env.rules.gin_rummy import kernels as K
 
 GAME = "gin_rummy"
+OPPONENTS = ("network", "rules")
 
 
 class PolicySearchAgent(ISMCTSAgent):
@@ -58,6 +62,10 @@ class PolicySearchAgent(ISMCTSAgent):
             logit (at least 2).
         paired_z: standard errors of the paired differences by which a candidate must beat
             the network's move to be played instead (at least 0).
+        opponent: who plays the other seat in the rollouts: ``"network"`` (the network, as
+            for its own seat) or ``"rules"`` (Gin's compiled rollout policy, the rules of
+            ``simple``: take a discard that melds, discard the card leaving least deadwood,
+            knock at once).
         name: the agent's name in reports.
 
     Raises:
@@ -76,6 +84,7 @@ class PolicySearchAgent(ISMCTSAgent):
         worlds: int = 64,
         root_k: int = 3,
         paired_z: float = 2.0,
+        opponent: str = "network",
         name: str | None = None,
     ) -> None:
         from rummy_agents.ppo_agent import PPOAgent
@@ -90,6 +99,10 @@ class PolicySearchAgent(ISMCTSAgent):
             raise ArgumentTypeError(f"paired_z must be a number >= 0, got {paired_z!r}")
         if not 0.0 <= float(paired_z) < float("inf"):
             raise ValueError(f"paired_z must be a finite number >= 0, got {paired_z!r}")
+        if not isinstance(opponent, str):
+            raise ArgumentTypeError(f"opponent must be one of {OPPONENTS}, got {opponent!r}")
+        if opponent not in OPPONENTS:
+            raise ValueError(f"opponent must be one of {OPPONENTS}, got {opponent!r}")
         super().__init__(
             iterations=worlds * root_k,
             batch_size=worlds * root_k,
@@ -103,6 +116,8 @@ class PolicySearchAgent(ISMCTSAgent):
             name=name or "ppo_search",
         )
         self.worlds = worlds
+        self.opponent = opponent
+        self._seat = 0  # the searching seat of the current decision (set by search)
         self.net = PPOAgent(seed=seed, checkpoint=checkpoint, game=game)
         """The network (:class:`~rummy_agents.ppo_agent.PPOAgent`), played deterministically."""
         self.net.deterministic = True
@@ -127,6 +142,13 @@ class PolicySearchAgent(ISMCTSAgent):
         """The network's move: the first candidate, kept unless the rollouts reject it."""
         return int(self.net.act(observation, view))
 
+    def search(self, view: Any, legal: np.ndarray, first: int | None = None) -> int:
+        """The search of :class:`~rummy_agents.ismcts.search.ISMCTSAgent`, noting the seat
+        whose moves the network makes in the rollouts.
+        """
+        self._seat = int(view.seat)
+        return super().search(view, legal, first)
+
     def _prior(self, game: Any, i: int) -> np.ndarray:
         """The network's logits in world ``i`` (the candidates' order after its own move)."""
         obs = np.empty((1, game.obs_size), dtype=np.float32)
@@ -136,8 +158,9 @@ class PolicySearchAgent(ISMCTSAgent):
     def _rollout(
         self, worlds: Any, active: np.ndarray, hands0: np.ndarray, hooks: GameHooks
     ) -> np.ndarray:
-        """Play the active worlds to the end of the hand together, every seat moved by the
-        network (its most probable legal action); returns (N, players) rewards.
+        """Play the active worlds to the end of the hand together, the searching seat moved by
+        the network (its most probable legal action), the other by the network or the rules
+        (``opponent``); returns (N, players) rewards.
         """
         n = worlds.num_games
         acc = np.zeros((n, worlds.num_players), dtype=np.float64)
@@ -153,6 +176,11 @@ class PolicySearchAgent(ISMCTSAgent):
             masks = worlds.masks[:, : worlds.num_actions]
             rows = np.flatnonzero(alive & masks.any(1))
             actions[:] = 0  # finished worlds: any action (the core ignores it)
+            if self.opponent == "rules":
+                gin_rollout_actions(
+                    worlds.states, worlds.masks, K.TABLES, worlds.num_actions, 0.0, actions
+                )
+                rows = rows[worlds.states["cur"][rows] == self._seat]
             if rows.size:
                 actions[rows] = self.net.logits(obs[rows], masks[rows]).argmax(1)
             obs, rewards, term, trunc, _ = worlds.step(
