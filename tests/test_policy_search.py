@@ -84,13 +84,13 @@ def test_rollouts_are_the_network_playing_every_seat(net, opponent):
         env.step(net.act(env.observe(name)))
     view = SeatView(env, env.agent_selection)
     search = PolicySearchAgent(seed=1, worlds=4, opponent=opponent)
-    search._seat = view.seat  # set by search() at a real decision
     worlds = view.sample_worlds(12, np.random.default_rng(2))
     ref = type(worlds)(worlds.config, worlds.num_games)
     ref.states[:] = worlds.states
     ref.masks[:] = worlds.masks
     hands0 = worlds.states["hands_played"].copy()
-    got = search._rollout(worlds, np.ones(12, dtype=bool), hands0, search.game_hooks("gin_rummy"))
+    hooks = search.game_hooks("gin_rummy")
+    got = search._rollout(worlds, np.ones(12, dtype=bool), hands0, hooks, view.seat)
     for i in range(12):
         total = np.zeros(2)
         while True:

@@ -38,12 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from rummy_agents.ismcts.gin import GIN_HOOKS, gin_rollout_actions
+from rummy_agents.ismcts.gin import GIN_HOOKS
 from rummy_agents.ismcts.hooks import GameHooks
 from rummy_agents.ismcts.search import ISMCTSAgent
 from rummy_env.core import batch
 from rummy_env.core.validate import ArgumentTypeError, check_int
-from rummy_env.rules.gin_rummy import kernels as K
 
 GAME = "gin_rummy"
 OPPONENTS = ("network", "rules")
@@ -117,7 +116,6 @@ class PolicySearchAgent(ISMCTSAgent):
         )
         self.worlds = worlds
         self.opponent = opponent
-        self._seat = 0  # the searching seat of the current decision (set by search)
         self.net = PPOAgent(seed=seed, checkpoint=checkpoint, game=game)
         """The network (:class:`~rummy_agents.ppo_agent.PPOAgent`), played deterministically."""
         self.net.deterministic = True
@@ -142,13 +140,6 @@ class PolicySearchAgent(ISMCTSAgent):
         """The network's move: the first candidate, kept unless the rollouts reject it."""
         return int(self.net.act(observation, view))
 
-    def search(self, view: Any, legal: np.ndarray, first: int | None = None) -> int:
-        """The search of :class:`~rummy_agents.ismcts.search.ISMCTSAgent`, noting the seat
-        whose moves the network makes in the rollouts.
-        """
-        self._seat = int(view.seat)
-        return super().search(view, legal, first)
-
     def _prior(self, game: Any, i: int) -> np.ndarray:
         """The network's logits in world ``i`` (the candidates' order after its own move)."""
         obs = np.empty((1, game.obs_size), dtype=np.float32)
@@ -156,11 +147,11 @@ class PolicySearchAgent(ISMCTSAgent):
         return self.net.logits(obs, game.masks[i : i + 1, : game.num_actions])[0].astype(np.float64)
 
     def _rollout(
-        self, worlds: Any, active: np.ndarray, hands0: np.ndarray, hooks: GameHooks
+        self, worlds: Any, active: np.ndarray, hands0: np.ndarray, hooks: GameHooks, seat: int
     ) -> np.ndarray:
-        """Play the active worlds to the end of the hand together, the searching seat moved by
-        the network (its most probable legal action), the other by the network or the rules
-        (``opponent``); returns (N, players) rewards.
+        """Play the active worlds to the end of the hand together, the searching ``seat``
+        moved by the network (its most probable legal action), the other by the network or
+        the rules (``opponent``); returns (N, players) rewards.
         """
         n = worlds.num_games
         acc = np.zeros((n, worlds.num_players), dtype=np.float64)
@@ -169,18 +160,16 @@ class PolicySearchAgent(ISMCTSAgent):
         cur = worlds.states["cur"]
         for i in np.flatnonzero(alive):
             batch.write_obs_at(worlds.states, worlds.cfg, int(i), int(cur[i]), obs[i])
-        actions = np.zeros(n, dtype=np.int64)
         for _ in range(self.max_rollout_steps):
             if not alive.any():
                 break
             masks = worlds.masks[:, : worlds.num_actions]
             rows = np.flatnonzero(alive & masks.any(1))
-            actions[:] = 0  # finished worlds: any action (the core ignores it)
-            if self.opponent == "rules":
-                gin_rollout_actions(
-                    worlds.states, worlds.masks, K.TABLES, worlds.num_actions, 0.0, actions
-                )
-                rows = rows[worlds.states["cur"][rows] == self._seat]
+            if self.opponent == "rules":  # Gin's compiled rule policy ("heuristic")
+                actions = hooks.rollout_actions(worlds, "heuristic", 0.0)
+                rows = rows[worlds.states["cur"][rows] == seat]
+            else:
+                actions = np.zeros(n, dtype=np.int64)  # finished worlds: any action
             if rows.size:
                 actions[rows] = self.net.logits(obs[rows], masks[rows]).argmax(1)
             obs, rewards, term, trunc, _ = worlds.step(

@@ -662,7 +662,7 @@ class ISMCTSAgent:
             stats.max_depth = max(stats.max_depth, depth)
             paths.append(path)
         if not ended.all():
-            acc += self._rollout(worlds, ~ended, hands0, hooks)
+            acc += self._rollout(worlds, ~ended, hands0, hooks, seat)
         if hooks.zero_sum:
             acc = zero_sum(acc)
         values = objective_values(acc, self.objective, scale, self.win_weight)
@@ -673,9 +673,9 @@ class ISMCTSAgent:
         return values[:, seat]
 
     def _rollout(self, worlds: Any, active: np.ndarray, hands0: np.ndarray,
-                 hooks: GameHooks) -> np.ndarray:  # fmt: skip
-        """Play the active worlds to the end of the hand together; returns (N, players)
-        rewards.
+                 hooks: GameHooks, seat: int) -> np.ndarray:  # fmt: skip
+        """Play the active worlds to the end of the hand together (``seat``: the searching
+        seat; the game's rollout policy moves every seat alike); returns (N, players) rewards.
         """
         acc = np.zeros((worlds.num_games, worlds.num_players), dtype=np.float64)
         alive = active.copy()
