@@ -1,5 +1,6 @@
 """``ppo_search`` (:class:`rummy_agents.ismcts.policy.PolicySearchAgent`): the published Gin
-network whose moves are checked by paired rollouts of itself."""
+network whose moves are checked by paired rollouts (the network against Gin's rules, or
+against itself)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from rummy_agents.arena.registry import make_agent
 from rummy_agents.ismcts.gin import GIN_HOOKS, gin_rollout_actions
-from rummy_agents.ismcts.policy import PolicySearchAgent
+from rummy_agents.ismcts.policy import PolicySearchAgent, _play_on_second
 from rummy_agents.ppo_agent import PPOAgent
 from rummy_agents.table_seat import seat_at_tables
 from rummy_env import gin_rummy_v0
@@ -64,12 +65,71 @@ def test_an_unreachable_threshold_plays_the_network(net, seed):
             return net.act(obs) if knock is None else knock
 
     env = gin_rummy_v0.raw_env()
-    search = PolicySearchAgent(seed=seed, worlds=4, paired_z=1e9)
+    search = PolicySearchAgent(seed=seed, worlds=4, paired_z=1e9, opponent="network")
     moves_search, _ = _play_hand(env, [search, net], seed=seed)
-    rules = PolicySearchAgent(seed=seed, worlds=4, paired_z=1e9, opponent="rules")
+    rules = PolicySearchAgent(seed=seed, worlds=4, paired_z=1e9)
     assert _play_hand(env, [rules, net], seed=seed)[0] == moves_search
     moves_net, _ = _play_hand(env, [NetKnockingLeast(), net], seed=seed)
     assert moves_search == moves_net
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6))
+def test_searched_knocks_under_an_unreachable_threshold_are_the_networks(net, seed):
+    """``knock="search"``: no shortcut for knocks, so an unreachable threshold plays the
+    network's every move, its own knocks included."""
+    env = gin_rummy_v0.raw_env()
+    search = PolicySearchAgent(seed=seed, worlds=4, paired_z=1e9, knock="search")
+    assert _play_hand(env, [search, net], seed=seed)[0] == _play_hand(env, [net, net], seed)[0]
+
+
+def test_a_searched_knock_is_weighed_against_playing_on(net):
+    """Where the network knocks, the candidates are its knock, its best plain discard (not
+    knocking), and the next by logit; a huge threshold keeps the knock."""
+    env = gin_rummy_v0.raw_env()
+    search = PolicySearchAgent(seed=5, worlds=4, paired_z=1e9, knock="search")
+    weighed = 0
+    for seed in range(40):
+        env.reset(seed=seed)
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            a = int(net.act(obs))
+            if name == "player_0" and K.KNOCK_BASE <= a < K.KNOCK_BASE + 52:
+                assert search.act(obs, SeatView(env, name)) == a
+                cands = sorted(search.last.root_values)
+                assert a in cands and len(cands) == 3
+                plain = [c for c in cands if K.DISCARD_BASE <= c < K.DISCARD_BASE + 52]
+                assert plain, f"no move that plays on among {cands}"
+                weighed += 1
+            env.step(a)
+        if weighed >= 3:
+            break
+    assert weighed >= 3
+
+
+@given(
+    logits=st.lists(st.floats(-50, 50), min_size=107, max_size=107),
+    legal=st.lists(st.booleans(), min_size=107, max_size=107),
+)
+def test_play_on_is_ranked_second_behind_a_knock(logits, legal):
+    logits, legal = np.array(logits), np.array(legal)
+    legal[int(np.argmax(logits))] = True
+    before = logits.copy()
+    _play_on_second(logits, legal)
+    top = int(before.argmax())
+    changed = np.flatnonzero(logits != before)
+    plain = np.flatnonzero(legal[K.DISCARD_BASE : K.DISCARD_BASE + 52]) + K.DISCARD_BASE
+    if not (K.KNOCK_BASE <= top < K.KNOCK_BASE + 52) or plain.size == 0:
+        assert changed.size == 0
+        return
+    assert logits[top] == logits.max(), "the knock stays first"
+    best = int(plain[before[plain].argmax()])
+    assert set(changed) <= {best}
+    rivals = np.delete(logits, [top, best])
+    assert (logits[best] >= rivals).all(), "the best plain discard is second"
 
 
 @pytest.mark.parametrize("opponent", ["network", "rules"])
@@ -125,9 +185,13 @@ def test_seated_at_a_three_player_table():
 
 
 def test_registry_builds_it_for_gin_only():
-    spec = "ppo_search@worlds=8@root_k=2@paired_z=1.5@opponent=rules"
+    spec = "ppo_search@worlds=8@root_k=2@paired_z=1.5@opponent=rules@knock=search"
     agent = make_agent(spec, seed=0, game="gin_rummy")
-    assert (agent.worlds, agent.root_k, agent.paired_z, agent.opponent) == (8, 2, 1.5, "rules")
+    got = (agent.worlds, agent.root_k, agent.paired_z, agent.opponent, agent.knock)
+    assert got == (8, 2, 1.5, "rules", "search")
+    default = make_agent("ppo_search", seed=0, game="gin_rummy")
+    got = (default.worlds, default.root_k, default.paired_z, default.opponent, default.knock)
+    assert got == (128, 3, 2.0, "rules", "always")
     with pytest.raises(ValueError, match="gin_rummy"):
         make_agent("ppo_search", seed=0, game="rummy51")
 
@@ -146,6 +210,8 @@ def test_registry_builds_it_for_gin_only():
         ({"checkpoint": "no_such_agent.npz"}, ValueError, "no_such_agent"),
         ({"opponent": "simple"}, ValueError, "opponent must be one of .*'rules'.*got 'simple'"),
         ({"opponent": 1}, TypeError, "opponent must be one of"),
+        ({"knock": "never"}, ValueError, "knock must be one of .*'search'.*got 'never'"),
+        ({"knock": None}, TypeError, "knock must be one of"),
     ],
 )
 def test_bad_settings_are_refused(kwargs, error, match):

@@ -104,7 +104,7 @@ GAME_AGENTS: dict[str, dict[str, AgentEntry]] = {
         "ppo_search": AgentEntry(
             "rummy_agents.ismcts.policy:PolicySearchAgent",
             doc="the trained net (or @checkpoint=PATH), its moves checked by paired rollouts"
-            " of itself",
+            " (the net against Gin's rules)",
             takes_game=True,
         ),
     },

@@ -3,16 +3,17 @@
 The network proposes, rollouts decide. At each decision with a choice the network's own move
 and its next ``root_k - 1`` moves by logit are each played in the same ``worlds`` sampled
 determinizations (Gin's evidence belief, :func:`~rummy_agents.ismcts.gin.gin_belief_worlds`),
-and every world is played to the end of the hand by the network itself, for every seat
-(policy rollouts, Tesauro and Galperin's "on-line policy improvement using Monte-Carlo
-search"). The network's move is kept unless another one's mean hand result beats it by
-``paired_z`` standard errors of the paired differences (``root="paired"`` of
+and every world is played to the end of the hand: the searching seat by the network itself,
+the other seat by Gin's compiled rule policy (``opponent="rules"``, the default: a model of
+rule-based opponents such as ``simple`` and ``planner``) or by the network too
+(``opponent="network"``): policy rollouts, Tesauro and Galperin's "on-line policy improvement
+using Monte-Carlo search". The network's move is kept unless another one's mean hand result
+beats it by ``paired_z`` standard errors of the paired differences (``root="paired"`` of
 :class:`~rummy_agents.ismcts.search.ISMCTSAgent`), so the search departs from the network only
-where its rollouts say so with some confidence. With ``opponent="rules"`` the other seat is
-rolled out by Gin's compiled rule policy instead (a model of rule-based opponents such as
-``simple`` and ``planner``). A legal knock is played at once, the one
+where its rollouts say so with some confidence. A legal knock is played at once, the one
 leaving the least deadwood (the published network also knocks whenever it can, though in about
-6% of those decisions with another card).
+6% of those decisions with another card); with ``knock="search"`` those decisions are searched
+too, the network's knock against its best move that plays on.
 
 Gin Rummy only (2-player hands; at a 3- or 4-player table the arena seats it through
 :class:`~rummy_agents.table_seat.TableSeatAgent`, so it searches the 2-player hand it plays).
@@ -43,13 +44,15 @@ from rummy_agents.ismcts.hooks import GameHooks
 from rummy_agents.ismcts.search import ISMCTSAgent
 from rummy_env.core import batch
 from rummy_env.core.validate import ArgumentTypeError, check_int
+from rummy_env.encodings.gin_rummy import DISCARD_BASE, KNOCK_BASE
 
 GAME = "gin_rummy"
 OPPONENTS = ("network", "rules")
+KNOCKS = ("always", "search")
 
 
 class PolicySearchAgent(ISMCTSAgent):
-    """A trained network whose moves are checked by paired rollouts of the network itself.
+    """A trained network whose moves are checked by paired rollouts of the network.
 
     Args:
         seed: seed of the search (worlds sampled); the network plays deterministically.
@@ -61,10 +64,14 @@ class PolicySearchAgent(ISMCTSAgent):
             logit (at least 2).
         paired_z: standard errors of the paired differences by which a candidate must beat
             the network's move to be played instead (at least 0).
-        opponent: who plays the other seat in the rollouts: ``"network"`` (the network, as
-            for its own seat) or ``"rules"`` (Gin's compiled rollout policy, the rules of
-            ``simple``: take a discard that melds, discard the card leaving least deadwood,
-            knock at once).
+        opponent: who plays the other seat in the rollouts: ``"rules"`` (default: Gin's
+            compiled rollout policy, the rules of ``simple``: take a discard that melds,
+            discard the card leaving least deadwood, knock at once) or ``"network"`` (the
+            network, as for its own seat).
+        knock: ``"always"``: a legal knock is played at once, unsearched; ``"search"``: a
+            decision where a knock is legal is searched like the others (the network's
+            knock kept unless another candidate, such as playing on, beats it by
+            ``paired_z`` standard errors).
         name: the agent's name in reports.
 
     Raises:
@@ -80,10 +87,11 @@ class PolicySearchAgent(ISMCTSAgent):
         seed: int | None = None,
         checkpoint: str | Path | None = None,
         game: str = GAME,
-        worlds: int = 64,
+        worlds: int = 128,
         root_k: int = 3,
         paired_z: float = 2.0,
-        opponent: str = "network",
+        opponent: str = "rules",
+        knock: str = "always",
         name: str | None = None,
     ) -> None:
         from rummy_agents.ppo_agent import PPOAgent
@@ -102,6 +110,10 @@ class PolicySearchAgent(ISMCTSAgent):
             raise ArgumentTypeError(f"opponent must be one of {OPPONENTS}, got {opponent!r}")
         if opponent not in OPPONENTS:
             raise ValueError(f"opponent must be one of {OPPONENTS}, got {opponent!r}")
+        if not isinstance(knock, str):
+            raise ArgumentTypeError(f"knock must be one of {KNOCKS}, got {knock!r}")
+        if knock not in KNOCKS:
+            raise ValueError(f"knock must be one of {KNOCKS}, got {knock!r}")
         super().__init__(
             iterations=worlds * root_k,
             batch_size=worlds * root_k,
@@ -109,7 +121,7 @@ class PolicySearchAgent(ISMCTSAgent):
             root_k=root_k,
             paired_z=paired_z,
             max_depth=1,
-            knock="always",
+            knock=knock,
             anchor=False,
             seed=seed,
             name=name or "ppo_search",
@@ -144,7 +156,11 @@ class PolicySearchAgent(ISMCTSAgent):
         """The network's logits in world ``i`` (the candidates' order after its own move)."""
         obs = np.empty((1, game.obs_size), dtype=np.float32)
         batch.write_obs_at(game.states, game.cfg, i, int(game.states["cur"][i]), obs[0])
-        return self.net.logits(obs, game.masks[i : i + 1, : game.num_actions])[0].astype(np.float64)
+        logits = self.net.logits(obs, game.masks[i : i + 1, : game.num_actions])[0]
+        logits = logits.astype(np.float64)
+        if self.knock == "search":
+            _play_on_second(logits, game.masks[i, : game.num_actions] == 1)
+        return logits
 
     def _rollout(
         self, worlds: Any, active: np.ndarray, hands0: np.ndarray, hooks: GameHooks, seat: int
@@ -178,6 +194,22 @@ class PolicySearchAgent(ISMCTSAgent):
             acc[alive] += rewards[alive]
             alive &= ~(term | trunc | (worlds.states["hands_played"] != hands0))
         return acc
+
+
+def _play_on_second(logits: np.ndarray, legal: np.ndarray) -> None:
+    """Where the best move by ``logits`` is a knock, raise the best legal move that plays on
+    (a plain discard) to second place, so that a searched knock is weighed against not
+    knocking rather than only against knocking with another card.
+    """
+    top = int(logits.argmax())
+    if not KNOCK_BASE <= top < KNOCK_BASE + 52:
+        return
+    on = np.flatnonzero(legal[DISCARD_BASE : DISCARD_BASE + 52]) + DISCARD_BASE
+    if on.size:
+        best = int(on[logits[on].argmax()])
+        second = np.partition(logits, -2)[-2]
+        raised = min(float(np.nextafter(second, logits[top])), float(logits[top]))
+        logits[best] = max(float(logits[best]), raised)
 
 
 __all__ = ["PolicySearchAgent"]
