@@ -41,14 +41,13 @@ import numpy as np
 
 from rummy_agents.ismcts.gin import GIN_HOOKS
 from rummy_agents.ismcts.hooks import GameHooks
-from rummy_agents.ismcts.search import ISMCTSAgent
+from rummy_agents.ismcts.search import KNOCKS, ISMCTSAgent
 from rummy_env.core import batch
-from rummy_env.core.validate import ArgumentTypeError, check_int
+from rummy_env.core.validate import ArgumentTypeError, check_choice, check_int
 from rummy_env.encodings.gin_rummy import DISCARD_BASE, KNOCK_BASE
 
 GAME = "gin_rummy"
 OPPONENTS = ("network", "rules")
-KNOCKS = ("always", "search")
 
 
 class PolicySearchAgent(ISMCTSAgent):
@@ -106,14 +105,8 @@ class PolicySearchAgent(ISMCTSAgent):
             raise ArgumentTypeError(f"paired_z must be a number >= 0, got {paired_z!r}")
         if not 0.0 <= float(paired_z) < float("inf"):
             raise ValueError(f"paired_z must be a finite number >= 0, got {paired_z!r}")
-        if not isinstance(opponent, str):
-            raise ArgumentTypeError(f"opponent must be one of {OPPONENTS}, got {opponent!r}")
-        if opponent not in OPPONENTS:
-            raise ValueError(f"opponent must be one of {OPPONENTS}, got {opponent!r}")
-        if not isinstance(knock, str):
-            raise ArgumentTypeError(f"knock must be one of {KNOCKS}, got {knock!r}")
-        if knock not in KNOCKS:
-            raise ValueError(f"knock must be one of {KNOCKS}, got {knock!r}")
+        opponent = check_choice("opponent", opponent, OPPONENTS)
+        knock = check_choice("knock", knock, KNOCKS)
         super().__init__(
             iterations=worlds * root_k,
             batch_size=worlds * root_k,
@@ -208,8 +201,8 @@ def _play_on_second(logits: np.ndarray, legal: np.ndarray) -> None:
     if on.size:
         best = int(on[logits[on].argmax()])
         second = np.partition(logits, -2)[-2]
-        raised = min(float(np.nextafter(second, logits[top])), float(logits[top]))
-        logits[best] = max(float(logits[best]), raised)
+        # just above the runner-up, never above the knock (nextafter stops at it)
+        logits[best] = max(float(logits[best]), float(np.nextafter(second, logits[top])))
 
 
 __all__ = ["PolicySearchAgent"]
