@@ -372,21 +372,25 @@ def test_every_gin_baseline_plays_three_and_four_players(players):
         assert "teams (A, A) against (B, B)" in text
 
 
-def test_workers_start_with_one_blas_thread_each(monkeypatch):
-    """Worker processes get one BLAS thread each unless the user set the variables; the
-    parent's environment is left as it was."""
+def test_workers_start_with_one_thread_each(monkeypatch):
+    """Worker processes get one BLAS and one numba thread each unless the user set the
+    variables; the parent's environment is left as it was."""
     import multiprocessing as mp
     import os
 
-    from rummy_agents.arena.runner import BLAS_THREAD_VARIABLES, _one_blas_thread_each
+    import numba
 
-    for v in BLAS_THREAD_VARIABLES:
+    from rummy_agents.arena.runner import WORKER_THREAD_VARIABLES, _one_thread_each
+
+    for v in WORKER_THREAD_VARIABLES:
         monkeypatch.delenv(v, raising=False)
     monkeypatch.setenv("MKL_NUM_THREADS", "3")
-    with _one_blas_thread_each():
+    with _one_thread_each():
         pool = mp.get_context("spawn").Pool(1)
     with pool:
-        seen = pool.map(os.getenv, BLAS_THREAD_VARIABLES)
-    assert seen == ["1", "1", "3"]
-    assert "OMP_NUM_THREADS" not in os.environ and "OPENBLAS_NUM_THREADS" not in os.environ
+        seen = pool.map(os.getenv, WORKER_THREAD_VARIABLES)
+        threads = pool.apply(numba.get_num_threads)
+    assert seen == ["1", "1", "3", "1"]
+    assert threads == 1
+    assert "OMP_NUM_THREADS" not in os.environ and "NUMBA_NUM_THREADS" not in os.environ
     assert os.environ["MKL_NUM_THREADS"] == "3"

@@ -183,25 +183,33 @@ def _iter_results(spec: ArenaSpec, tasks: list) -> Iterator[list[dict[str, Any]]
             yield run_chunk(t)
         return
     ctx = mp.get_context("spawn")
-    with _one_blas_thread_each():
+    with _one_thread_each():
         pool = ctx.Pool(spec.workers)
     with pool:
         yield from pool.imap_unordered(run_chunk, tasks)
 
 
-BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-"""Variables that size the BLAS thread pools of the arena's worker processes."""
+WORKER_THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMBA_NUM_THREADS",
+)
+"""Variables that size the thread pools (BLAS and numba's) of the arena's worker processes."""
 
 
 @contextlib.contextmanager
-def _one_blas_thread_each() -> Iterator[None]:
-    """Start worker processes with one BLAS thread each (unless the variables are set).
+def _one_thread_each() -> Iterator[None]:
+    """Start worker processes with one BLAS and one numba thread each (unless the variables
+    are set).
 
-    The workers already fill the cores; a network's small matrix products split over
-    threads as well only make the threads wait on each other (ppo_search ran 2.8 times
-    slower a move with 2 workers on 2 cores).
+    The workers already fill the cores. A network's small matrix products split over
+    threads only make the threads wait on each other (ppo_search ran 2.8 times slower a move
+    with 2 workers on 2 cores), and the search's batched steps (numba ``prange``) left a
+    second OpenMP thread spinning in every worker between them, taking the other workers'
+    cores (ppo_search hands ran about 6 times slower, two single-worker arenas side by side).
     """
-    unset = [v for v in BLAS_THREAD_VARIABLES if v not in os.environ]
+    unset = [v for v in WORKER_THREAD_VARIABLES if v not in os.environ]
     for v in unset:
         os.environ[v] = "1"
     try:
