@@ -205,9 +205,11 @@ def _one_thread_each() -> Iterator[None]:
 
     The workers already fill the cores. A network's small matrix products split over
     threads only make the threads wait on each other (ppo_search ran 2.8 times slower a move
-    with 2 workers on 2 cores), and the search's batched steps (numba ``prange``) left a
-    second OpenMP thread spinning in every worker between them, taking the other workers'
-    cores (ppo_search hands ran about 6 times slower, two single-worker arenas side by side).
+    with 2 workers on 2 cores), and the search's batched steps (numba ``prange``) leave
+    numba's OpenMP thread spinning between them on the other workers' cores (two
+    single-process ppo_search arenas side by side ran about 6 times faster with one thread
+    each, set by the environment). ``--workers 1`` runs in the calling process and keeps
+    its threads.
     """
     unset = [v for v in WORKER_THREAD_VARIABLES if v not in os.environ]
     for v in unset:
