@@ -212,8 +212,36 @@ def test_registry_builds_it_for_gin_only():
         ({"opponent": 1}, TypeError, "opponent must be one of"),
         ({"knock": "never"}, ValueError, "knock must be one of .*'search'.*got 'never'"),
         ({"knock": None}, TypeError, "knock must be one of"),
+        ({"oversample": 0}, ValueError, "oversample must be an integer >= 1, got 0"),
+        ({"oversample": 2.5}, ArgumentTypeError, "oversample must be an integer"),
     ],
 )
 def test_bad_settings_are_refused(kwargs, error, match):
     with pytest.raises(error, match=match):
         PolicySearchAgent(seed=0, **kwargs)
+
+
+@pytest.mark.parametrize("oversample", [1, 4, 9])
+def test_oversample_sets_the_uniform_worlds_drawn_per_world_kept(oversample, monkeypatch):
+    """The opponent model draws ``oversample`` uniform worlds per world it keeps (the default,
+    4, is the Gin belief's own), and the search still plays a legal move."""
+    env = gin_rummy_v0.raw_env()
+    env.reset(seed=5)
+    for _ in range(6):  # into the hand, where the belief weighs the opponent's play
+        obs = env.observe(env.agent_selection)
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    name = env.agent_selection
+    view = SeatView(env, name)
+    drawn = []
+    sample = SeatView.sample_worlds
+    monkeypatch.setattr(
+        SeatView, "sample_worlds", lambda self, n, rng: drawn.append(n) or sample(self, n, rng)
+    )
+    agent = PolicySearchAgent(seed=0, worlds=6, oversample=oversample)
+    legal = np.flatnonzero(env.observe(name)["action_mask"])
+    assert env.observe(name)["action_mask"][agent.search(view, legal)] == 1
+    assert agent.oversample == oversample
+    # the paired batch (worlds * root_k rollouts over k candidates): one uniform world to read
+    # the phase, then oversample uniform worlds per world kept
+    m = 6 * 3 // min(3, legal.size)
+    assert drawn[-2:] == [1, m * oversample]

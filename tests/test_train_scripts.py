@@ -681,3 +681,30 @@ def test_plot_curves_joins_resumed_runs_and_refuses_bad_specs(tmp_path) -> None:
         mod.read_curve(str(empty))
     with pytest.raises(SystemExit):
         _run("experiments/plot_curves.py", "--out", str(out), str(a))
+
+
+def test_search_distill_records_the_search_and_trains_on_it(tmp_path) -> None:
+    """``search_distill.py collect`` records ppo_search's legal moves with the network's own
+    move and the candidates it compared; ``train`` writes an agent that plays legally."""
+    from rummy_agents.ppo_agent import PPOAgent
+    from rummy_env import gin_rummy_v0
+
+    data = tmp_path / "data.npz"
+    _run("search_distill.py", "collect", "--procs", "1", "--hands", "3", "--worlds", "4",
+         "--seed", "5", "--out", str(data))  # fmt: skip
+    with np.load(data) as z:
+        d = {k: z[k] for k in z.files}
+    n = d["action"].size
+    assert n > 0 and set(np.unique(d["hand"])) <= {0, 1, 2}
+    rows = np.arange(n)
+    assert d["mask"][rows, d["action"]].all() and d["mask"][rows, d["net"]].all()
+    assert (d["mask"].sum(1) > 1).all(), "a decision without a choice was recorded"
+    searched = d["cands"][:, 0] >= 0
+    assert searched.any()
+    # the network's move is always a candidate; a departure only where a search ran
+    assert all(d["net"][i] in d["cands"][i] for i in np.flatnonzero(searched))
+    assert (d["action"][~searched] == d["net"][~searched]).all()
+    _run("search_distill.py", "train", str(data), "--epochs", "1", "--kl-coef", "1",
+         "--out", str(tmp_path))  # fmt: skip
+    _plays_legally(PPOAgent(checkpoint=tmp_path / "agent.pt", game="gin_rummy"),
+                   gin_rummy_v0.env(), seed=2, steps=60)  # fmt: skip

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_agents.ismcts.gin import GIN_HOOKS
+from rummy_agents.ismcts.gin import GIN_BELIEF, GIN_HOOKS, gin_belief_worlds
 from rummy_agents.ismcts.hooks import GameHooks
 from rummy_agents.ismcts.search import KNOCKS, ISMCTSAgent
 from rummy_env.core import batch
@@ -71,6 +71,9 @@ class PolicySearchAgent(ISMCTSAgent):
             decision where a knock is legal is searched like the others (the network's
             knock kept unless another candidate, such as playing on, beats it by
             ``paired_z`` standard errors).
+        oversample: uniform worlds drawn per world kept by the opponent model
+            (:class:`~rummy_agents.ismcts.gin.GinBelief`, at least 1): more gives the
+            ``worlds`` more distinct opponent hands, each drawn nearer the model's weights.
         name: the agent's name in reports.
 
     Raises:
@@ -91,6 +94,7 @@ class PolicySearchAgent(ISMCTSAgent):
         paired_z: float = 2.0,
         opponent: str = "rules",
         knock: str = "always",
+        oversample: int = GIN_BELIEF.oversample,
         name: str | None = None,
     ) -> None:
         from rummy_agents.ppo_agent import PPOAgent
@@ -107,6 +111,7 @@ class PolicySearchAgent(ISMCTSAgent):
             raise ValueError(f"paired_z must be a finite number >= 0, got {paired_z!r}")
         opponent = check_choice("opponent", opponent, OPPONENTS)
         knock = check_choice("knock", knock, KNOCKS)
+        oversample = check_int("oversample", oversample, 1)
         super().__init__(
             iterations=worlds * root_k,
             batch_size=worlds * root_k,
@@ -129,7 +134,12 @@ class PolicySearchAgent(ISMCTSAgent):
                 f"checkpoint {self.net.checkpoint!r}: ppo_search needs a network trained by "
                 "experiments/ppo_selfplay.py (a .pt or .npz agent with its game recorded)"
             )
-        self._hooks = dataclasses.replace(GIN_HOOKS, prior=self._prior, anchor=None)
+        self.oversample = oversample
+        hooks = {"prior": self._prior, "anchor": None}
+        if oversample != GIN_BELIEF.oversample:
+            belief = dataclasses.replace(GIN_BELIEF, oversample=oversample)
+            hooks["belief"] = lambda view, n, rng: gin_belief_worlds(view, n, rng, belief)
+        self._hooks = dataclasses.replace(GIN_HOOKS, **hooks)
         self.configure(self._hooks)  # iterations, root and root_k as given, before a search
 
     # -- the search's hooks ------------------------------------------------------------------
