@@ -14,15 +14,19 @@ own move (where they differ the search departed from it), and the candidates the
 compared with their mean rollout values.
 
 ``train``: the network (``--init``: a ``.pt``/``.npz`` agent; default the published Gin agent)
-learns the recorded moves (cross-entropy, departures weighted by ``--departure-weight``); 5% of
-the hands are held out, on which it reports the agreement with the search, with the search
-where it departed from the old network, and with the old network. It writes ``agent.pt``.
+learns the recorded moves: cross-entropy on every move (departures weighted by
+``--departure-weight``), or with ``--kl-coef`` cross-entropy on the departures only and the KL
+divergence to the old network's move probabilities everywhere. 5% of the hands are held out,
+on which it reports the agreement with the search, with the search where it departed from the
+old network, and with the old network. It writes ``agent.pt``. On 98,116 recorded decisions
+neither loss made the network stronger (docs/experiments.md, 2026-11-28).
 
-Example (the run of docs/experiments.md)::
+Example (the run of docs/experiments.md; ``collect`` there on a 16-core machine)::
 
-    python experiments/search_distill.py collect --procs 15 --seconds 420 --out runs/ei/data.npz
-    python experiments/search_distill.py train runs/ei/data.npz --out runs/ei
-    rummy-env arena --game gin_rummy --agents ppo@checkpoint=runs/ei/agent.pt,simple --deals 2000
+    python experiments/search_distill.py collect --procs 16 --seconds 420 --seed 200 \
+        --out runs/ei/data1.npz
+    python experiments/search_distill.py train runs/ei/data1.npz --kl-coef 1 --out runs/ei/kl_w1
+    rummy-env arena --game gin_rummy --agents ppo,ppo@checkpoint=runs/ei/kl_w1/agent.pt,simple
 """
 
 from __future__ import annotations
