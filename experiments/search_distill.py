@@ -119,7 +119,7 @@ def collect(args: argparse.Namespace) -> None:
     """Play and record ``ppo_search``'s decisions (see the module's docstring)."""
     import multiprocessing as mp
 
-    from rummy_agents.arena.runner import _one_thread_each
+    from rummy_agents.arena.runner import one_thread_each
 
     deadline = time.time() + args.seconds
     jobs = [
@@ -139,7 +139,7 @@ def collect(args: argparse.Namespace) -> None:
     if args.procs == 1:
         parts = [_collect_worker(jobs[0])]
     else:  # as the arena's workers: one numba and one BLAS thread each
-        with _one_thread_each(), mp.get_context("spawn").Pool(args.procs) as pool:
+        with one_thread_each(), mp.get_context("spawn").Pool(args.procs) as pool:
             parts = pool.map(_collect_worker, jobs)
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     hands = np.unique(data["hand"]).size

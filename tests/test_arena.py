@@ -380,12 +380,12 @@ def test_workers_start_with_one_thread_each(monkeypatch):
 
     import numba
 
-    from rummy_agents.arena.runner import WORKER_THREAD_VARIABLES, _one_thread_each
+    from rummy_agents.arena.runner import WORKER_THREAD_VARIABLES, one_thread_each
 
     for v in WORKER_THREAD_VARIABLES:
         monkeypatch.delenv(v, raising=False)
     monkeypatch.setenv("MKL_NUM_THREADS", "3")
-    with _one_thread_each():
+    with one_thread_each():
         pool = mp.get_context("spawn").Pool(1)
     with pool:
         seen = pool.map(os.getenv, WORKER_THREAD_VARIABLES)

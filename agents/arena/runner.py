@@ -183,7 +183,7 @@ def _iter_results(spec: ArenaSpec, tasks: list) -> Iterator[list[dict[str, Any]]
             yield run_chunk(t)
         return
     ctx = mp.get_context("spawn")
-    with _one_thread_each():
+    with one_thread_each():
         pool = ctx.Pool(spec.workers)
     with pool:
         yield from pool.imap_unordered(run_chunk, tasks)
@@ -199,7 +199,7 @@ WORKER_THREAD_VARIABLES = (
 
 
 @contextlib.contextmanager
-def _one_thread_each() -> Iterator[None]:
+def one_thread_each() -> Iterator[None]:
     """Start worker processes with one BLAS and one numba thread each (unless the variables
     are set).
 
@@ -431,6 +431,7 @@ def run_arena(spec: ArenaSpec, progress: bool = True) -> ArenaResult:
 
 __all__ = [
     "DEFAULT_MAX_DECISIONS",
+    "WORKER_THREAD_VARIABLES",
     "ArenaResult",
     "ArenaSpec",
     "PairStats",
@@ -438,6 +439,7 @@ __all__ = [
     "agent_seed",
     "compute_ratings",
     "deal_seed",
+    "one_thread_each",
     "pair_stats",
     "run_arena",
     "run_chunk",
