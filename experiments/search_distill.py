@@ -43,12 +43,56 @@ import numpy as np
 K = 3  # candidate slots recorded (ppo_search's root_k default)
 
 
+FIELDS = {  # what is recorded of each decision, and its dtype
+    "obs": np.float16,
+    "mask": bool,
+    "action": np.int16,
+    "net": np.int16,
+    "cands": np.int16,
+    "values": np.float32,
+    "hand": np.int32,
+    "opponent": np.int8,
+    "ret": np.float32,
+}
+
+
+class _Recorder:
+    """``ppo_search`` seen through its moves: each decision with a choice is appended to
+    ``out`` (the fields of :data:`FIELDS` but the hand's, which the caller adds)."""
+
+    def __init__(self, search: Any, out: dict[str, list[Any]]) -> None:
+        self.search, self.out = search, out
+        self.name = search.name
+
+    def act(self, observation: Any, view: Any) -> int:
+        self.search.last = None
+        a = int(self.search.act(observation, view))
+        if int(observation["action_mask"].sum()) > 1:
+            stats = self.search.last
+            cands = np.full(K, -1, np.int16)
+            values = np.full(K, np.nan, np.float32)
+            net = a
+            if stats is not None and stats.first is not None:
+                net = int(stats.first)
+                ranked = sorted(stats.root_values.items(), key=lambda kv: -kv[1])
+                for j, (c, v) in enumerate(ranked[:K]):
+                    cands[j], values[j] = c, v
+            self.out["obs"].append(np.asarray(observation["observation"], np.float16))
+            self.out["mask"].append(np.asarray(observation["action_mask"]) == 1)
+            self.out["action"].append(a)
+            self.out["net"].append(net)
+            self.out["cands"].append(cands)
+            self.out["values"].append(values)
+        return a
+
+
 def _collect_worker(job: dict[str, Any]) -> dict[str, np.ndarray]:
     """Play hands ``job["first"], job["first"] + job["step"], ...`` until the deadline."""
+    from rummy_agents.arena.play import play_game
     from rummy_agents.arena.registry import make_agent
+    from rummy_agents.arena.runner import DEFAULT_MAX_DECISIONS
     from rummy_agents.ismcts.policy import PolicySearchAgent
     from rummy_env import gin_rummy_v0
-    from rummy_env.envs.view import SeatView
 
     env = gin_rummy_v0.raw_env()
     search = PolicySearchAgent(
@@ -58,61 +102,21 @@ def _collect_worker(job: dict[str, Any]) -> dict[str, np.ndarray]:
         make_agent(s, seed=job["seed"] + i, game="gin_rummy")
         for i, s in enumerate(job["opponents"])
     ]
-    names = list(env.possible_agents)
-    out: dict[str, list[Any]] = {
-        k: []
-        for k in ("obs", "mask", "action", "net", "cands", "values", "hand", "opponent", "ret")
-    }
+    out: dict[str, list[Any]] = {k: [] for k in FIELDS}
+    recorder = _Recorder(search, out)
     h = job["first"]
     while h < job["hands"] and time.time() < job["deadline"]:
         seat = h % 2
         opp_i = (h // 2) % len(opponents)
-        env.reset(seed=job["seed"] * 1_000_003 + h)
-        views = {a: SeatView(env, a) for a in names}
+        seats = [recorder, opponents[opp_i]][:: 1 if seat == 0 else -1]
         start = len(out["action"])
-        ret = 0.0
-        while not all(env.terminations[a] or env.truncations[a] for a in names):
-            agent = env.agent_selection
-            obs = env.observe(agent)
-            if names.index(agent) == seat:
-                search.last = None
-                a = int(search.act(obs, views[agent]))
-                if int(obs["action_mask"].sum()) > 1:
-                    stats = search.last
-                    cands = np.full(K, -1, np.int16)
-                    values = np.full(K, np.nan, np.float32)
-                    net = a
-                    if stats is not None and stats.first is not None:
-                        net = int(stats.first)
-                        ranked = sorted(stats.root_values.items(), key=lambda kv: -kv[1])
-                        for j, (c, v) in enumerate(ranked[:K]):
-                            cands[j], values[j] = c, v
-                    out["obs"].append(np.asarray(obs["observation"], np.float16))
-                    out["mask"].append(np.asarray(obs["action_mask"]) == 1)
-                    out["action"].append(a)
-                    out["net"].append(net)
-                    out["cands"].append(cands)
-                    out["values"].append(values)
-                    out["hand"].append(h)
-                    out["opponent"].append(opp_i)
-            else:
-                a = int(opponents[opp_i].act(obs, views[agent]))
-            env.step(a)
-            ret += float(env.rewards.get(names[seat], 0.0))
-        out["ret"] += [ret] * (len(out["action"]) - start)
+        game = play_game(env, seats, job["seed"] * 1_000_003 + h, DEFAULT_MAX_DECISIONS)
+        n = len(out["action"]) - start
+        out["hand"] += [h] * n
+        out["opponent"] += [opp_i] * n
+        out["ret"] += [game["returns"][seat]] * n
         h += job["step"]
-    dtypes = {
-        "obs": np.float16,
-        "mask": bool,
-        "action": np.int16,
-        "net": np.int16,
-        "cands": np.int16,
-        "values": np.float32,
-        "hand": np.int32,
-        "opponent": np.int8,
-        "ret": np.float32,
-    }
-    return {k: np.asarray(v, dtype=dtypes[k]) for k, v in out.items()}
+    return {k: np.asarray(v, dtype=FIELDS[k]) for k, v in out.items()}
 
 
 def collect(args: argparse.Namespace) -> None:
@@ -193,10 +197,11 @@ def train(args: argparse.Namespace) -> None:
     dep = a != old
     rng = np.random.default_rng(args.seed)
     hands = np.unique(data["hand"])
-    held = set(rng.choice(hands, max(1, hands.size // 20), replace=False).tolist())
-    test = np.flatnonzero([h in held for h in data["hand"]])
+    held = rng.choice(hands, max(1, hands.size // 20), replace=False)
+    test = np.flatnonzero(np.isin(data["hand"], held))
     train_rows = np.setdiff1d(np.arange(a.numel()), test)
-    weight = torch.where(dep, args.departure_weight, 1.0)
+    # with the KL term the moves the search kept are learned through it, not cross-entropy
+    weight = torch.where(dep, args.departure_weight, 0.0 if args.kl_coef > 0 else 1.0)
     if args.kl_coef > 0:  # the old network's move probabilities, kept where the search agreed
         with torch.no_grad():
             old_logp = torch.cat(
@@ -205,7 +210,6 @@ def train(args: argparse.Namespace) -> None:
                     for s in range(0, a.numel(), 8192)
                 ]
             )
-        weight = torch.where(dep, args.departure_weight, 0.0)
 
     def agreement(rows: np.ndarray) -> dict[str, float]:
         with torch.no_grad():
