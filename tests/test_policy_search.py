@@ -245,3 +245,25 @@ def test_oversample_sets_the_uniform_worlds_drawn_per_world_kept(oversample, mon
     # the phase, then oversample uniform worlds per world kept
     m = 6 * 3 // min(3, legal.size)
     assert drawn[-2:] == [1, m * oversample]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    value=st.one_of(
+        st.integers(-(10**6), 0),
+        st.floats(allow_nan=True),
+        st.booleans(),
+        st.none(),
+        st.text(max_size=3),
+        st.integers(1, 10**6),
+    )
+)
+def test_oversample_accepts_integers_from_one_and_refuses_anything_else(value):
+    """Any setting that is not an integer >= 1 is refused with an error naming it and the
+    value; integers >= 1 are kept as given."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    if ok:
+        assert PolicySearchAgent(seed=0, worlds=2, oversample=value).oversample == value
+    else:
+        with pytest.raises((ValueError, TypeError), match=r"oversample must be an integer >= 1"):
+            PolicySearchAgent(seed=0, worlds=2, oversample=value)
