@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from rummy_agents.arena.registry import make_agent
-from rummy_agents.ismcts.gin import GIN_HOOKS, gin_rollout_actions
+from rummy_agents.ismcts.gin import (
+    GIN_HOOKS,
+    gin_match_equity,
+    gin_match_values,
+    gin_rollout_actions,
+)
 from rummy_agents.ismcts.policy import PolicySearchAgent, _play_on_second
 from rummy_agents.ppo_agent import PPOAgent
 from rummy_agents.table_seat import seat_at_tables
@@ -214,6 +219,8 @@ def test_registry_builds_it_for_gin_only():
         ({"knock": None}, TypeError, "knock must be one of"),
         ({"oversample": 0}, ValueError, "oversample must be an integer >= 1, got 0"),
         ({"oversample": 2.5}, ArgumentTypeError, "oversample must be an integer"),
+        ({"value": "points"}, ValueError, "value must be one of .*'match'.*got 'points'"),
+        ({"value": None}, TypeError, "value must be one of"),
     ],
 )
 def test_bad_settings_are_refused(kwargs, error, match):
@@ -267,3 +274,130 @@ def test_oversample_accepts_integers_from_one_and_refuses_anything_else(value):
     else:
         with pytest.raises((ValueError, TypeError), match=r"oversample must be an integer >= 1"):
             PolicySearchAgent(seed=0, worlds=2, oversample=value)
+
+
+# -- match equity ---------------------------------------------------------------------------
+
+
+def _slow_equity(target, mean, sd):
+    """Reference: the same even match by plain recursion over the scores, the hand points'
+    probabilities by the negative binomial's recurrence (not its log-gamma form)."""
+    m, v = mean - 1.0, sd * sd
+    p = m / v
+    r = m * p / (1.0 - p)
+    f = [p**r]
+    for k in range(target - 1):
+        f.append(f[-1] * (k + r) / (k + 1) * (1.0 - p))
+    memo = {}
+
+    def w(a, b):
+        if a >= target:
+            return 1.0
+        if b >= target:
+            return 0.0
+        if (a, b) not in memo:
+            rest = 1.0 - sum(f)  # larger hands win the match from any score
+            won = sum(fx * w(a + x + 1, b) for x, fx in enumerate(f)) + rest
+            lost = sum(fx * w(a, b + x + 1) for x, fx in enumerate(f))
+            memo[a, b] = 0.5 * (won + lost)
+        return memo[a, b]
+
+    return np.array([[w(a, b) for b in range(target)] for a in range(target)])
+
+
+@pytest.mark.parametrize(
+    ("target", "mean", "sd"), [(1, 17.8, 13.2), (12, 3.0, 2.5), (30, 9.0, 7.0)]
+)
+def test_match_equity_equals_a_slow_reference(target, mean, sd):
+    got = gin_match_equity(target, mean, sd)
+    np.testing.assert_allclose(got, _slow_equity(target, mean, sd), atol=1e-9)
+
+
+def test_match_equity_is_an_even_table_rising_with_ones_own_score():
+    w = gin_match_equity(100)
+    assert w.shape == (100, 100)
+    np.testing.assert_allclose(w + w.T, 1.0, atol=1e-9)  # the model is symmetric
+    np.testing.assert_allclose(np.diag(w), 0.5, atol=1e-9)
+    assert (np.diff(w, axis=0) > 0).all(), "more points of one's own always help"
+    assert (np.diff(w, axis=1) < 0).all(), "more points of the opponent always hurt"
+    assert 0.9 < w[99, 0] < 1.0 and 0.0 < w[0, 99] < 0.1
+    with pytest.raises(ValueError, match="target must be an integer >= 1, got 0"):
+        gin_match_equity(0)
+    with pytest.raises(ValueError, match="sd must be a number > 0"):
+        gin_match_equity(100, 17.8, 0.0)
+    with pytest.raises(ValueError, match="mean must be a number > 1"):
+        gin_match_equity(100, 1.0, 3.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=st.integers(0, 250), b=st.integers(0, 250))
+def test_match_values_are_zero_sum_and_sure_at_the_target(a, b):
+    assume(min(a, b) < 100)  # a match ends when the first seat reaches the target
+    v = gin_match_values(np.array([[a, b], [b, a]]), 100)
+    np.testing.assert_allclose(v.sum(1), 0.0, atol=1e-12)
+    np.testing.assert_allclose(v[0], -v[1], atol=1e-9)  # seats exchanged
+    if a >= 100 and b < 100:
+        assert v[0, 0] == 1.0
+    elif a < 100 and b < 100:
+        assert v[0, 0] == pytest.approx(2 * gin_match_equity(100)[a, b] - 1)
+
+
+def test_match_value_outside_a_match_is_the_hand_value():
+    """In a one-hand episode ``value="match"`` plays exactly as ``value="hand"``."""
+    env = gin_rummy_v0.raw_env()
+    a = [PolicySearchAgent(seed=3, worlds=6, value="match"), PolicySearchAgent(seed=4, worlds=6)]
+    b = [PolicySearchAgent(seed=3, worlds=6), PolicySearchAgent(seed=4, worlds=6)]
+    assert _play_hand(env, a, seed=13)[0] == _play_hand(env, b, seed=13)[0]
+
+
+def test_match_value_reads_the_scores_each_hand_ends_at(net):
+    """In a match the rollouts keep each world's scores at the end of its hand (the batch
+    steps finished worlds on into the next hand), equal to a slow reference playing each
+    world alone; the values are the equity of those scores."""
+    env = gin_rummy_v0.raw_env(episode="match")
+    env.reset(seed=8)
+    while env.unwrapped.state_record["hands_played"] < 2:  # into the match: scores differ
+        name = env.agent_selection
+        env.step(net.act(env.observe(name)))
+    view = SeatView(env, env.agent_selection)
+    search = PolicySearchAgent(seed=1, worlds=4, value="match")
+    worlds = view.sample_worlds(16, np.random.default_rng(3))
+    ref = type(worlds)(worlds.config, worlds.num_games)
+    ref.states[:] = worlds.states
+    ref.masks[:] = worlds.masks
+    hands0 = worlds.states["hands_played"].copy()
+    hooks = search.game_hooks("gin_rummy")
+    acc = search._rollout(worlds, np.ones(16, dtype=bool), hands0, hooks, view.seat)
+    end = search._end_scores.copy()
+    for i in range(16):
+        while True:
+            cur = int(ref.states["cur"][i])
+            mask = ref.masks[i, : ref.num_actions]
+            a = net.act({"observation": ref.observe(i, cur), "action_mask": mask})
+            if cur != view.seat:
+                rules = np.zeros(ref.num_games, dtype=np.int64)
+                gin_rollout_actions(ref.states, ref.masks, K.TABLES, ref.num_actions, 0.0, rules)
+                a = int(rules[i])
+            done, _trunc, _cur, hands = ref.step_single(i, a)
+            if done or hands != hands0[i]:
+                break
+        np.testing.assert_array_equal(end[i], ref.states["scores"][i])
+    got = search._values(acc, worlds, 1.0)
+    np.testing.assert_allclose(got, gin_match_values(end, 100))
+    assert search._end_scores is None, "the scores are read once, by their own batch"
+
+
+def test_a_match_played_with_match_values(net):
+    env = gin_rummy_v0.raw_env(episode="match", max_steps=120)
+    agent = make_agent("ppo_search@worlds=4@value=match", seed=0, game="gin_rummy")
+    assert agent.value == "match"
+    env.reset(seed=4)
+    for name in env.agent_iter():
+        obs, _r, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = agent.act(obs, SeatView(env, name)) if name == "player_0" else net.act(obs)
+        assert obs["action_mask"][a] == 1
+        env.step(a)
+    assert agent.move_seconds, "no decision was searched"

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_agents.ismcts.gin import GIN_BELIEF, GIN_HOOKS, gin_belief_worlds
+from rummy_agents.ismcts.gin import GIN_BELIEF, GIN_HOOKS, gin_belief_worlds, gin_match_values
 from rummy_agents.ismcts.hooks import GameHooks
 from rummy_agents.ismcts.search import KNOCKS, ISMCTSAgent
 from rummy_env.core import batch
@@ -48,6 +48,7 @@ from rummy_env.encodings.gin_rummy import DISCARD_BASE, KNOCK_BASE
 
 GAME = "gin_rummy"
 OPPONENTS = ("network", "rules")
+VALUES = ("hand", "match")
 
 
 class PolicySearchAgent(ISMCTSAgent):
@@ -74,6 +75,12 @@ class PolicySearchAgent(ISMCTSAgent):
         oversample: uniform worlds drawn per world kept by the opponent model
             (:class:`~rummy_agents.ismcts.gin.GinBelief`, at least 1): more gives the
             ``worlds`` more distinct opponent hands, each drawn nearer the model's weights.
+        value: what a rollout is worth: ``"hand"`` (default), the hand's points (divided by
+            the largest hand score); ``"match"``, in a 2-player match (``episode="match"``),
+            the chance of winning the match from the scores the hand ends at, by an even
+            match equity table (:func:`~rummy_agents.ismcts.gin.gin_match_equity`), as
+            ``2 W - 1``: near the target a few sure points can be worth more than many
+            likely ones. Outside a match ``"match"`` is the same as ``"hand"``.
         name: the agent's name in reports.
 
     Raises:
@@ -95,6 +102,7 @@ class PolicySearchAgent(ISMCTSAgent):
         opponent: str = "rules",
         knock: str = "always",
         oversample: int = GIN_BELIEF.oversample,
+        value: str = "hand",
         name: str | None = None,
     ) -> None:
         from rummy_agents.ppo_agent import PPOAgent
@@ -112,6 +120,7 @@ class PolicySearchAgent(ISMCTSAgent):
         opponent = check_choice("opponent", opponent, OPPONENTS)
         knock = check_choice("knock", knock, KNOCKS)
         oversample = check_int("oversample", oversample, 1)
+        value = check_choice("value", value, VALUES)
         super().__init__(
             iterations=worlds * root_k,
             batch_size=worlds * root_k,
@@ -135,6 +144,8 @@ class PolicySearchAgent(ISMCTSAgent):
                 "experiments/ppo_selfplay.py (a .pt or .npz agent with its game recorded)"
             )
         self.oversample = oversample
+        self.value = value
+        self._end_scores: np.ndarray | None = None
         hooks = {"prior": self._prior, "anchor": None}
         if oversample != GIN_BELIEF.oversample:
             belief = dataclasses.replace(GIN_BELIEF, oversample=oversample)
@@ -175,6 +186,9 @@ class PolicySearchAgent(ISMCTSAgent):
         n = worlds.num_games
         acc = np.zeros((n, worlds.num_players), dtype=np.float64)
         alive = active.copy()
+        # the match scores each world's hand ends at: finished worlds go on being stepped
+        # with the batch (into the next hand of a match), so they are kept as hands end
+        self._end_scores = worlds.states["scores"].copy()
         obs = np.zeros((n, worlds.obs_size), dtype=np.float32)
         cur = worlds.states["cur"]
         for i in np.flatnonzero(alive):
@@ -195,8 +209,22 @@ class PolicySearchAgent(ISMCTSAgent):
                 actions, autoreset=False, write_obs=True, check=False
             )
             acc[alive] += rewards[alive]
-            alive &= ~(term | trunc | (worlds.states["hands_played"] != hands0))
+            over = alive & (term | trunc | (worlds.states["hands_played"] != hands0))
+            self._end_scores[over] = worlds.states["scores"][over]
+            alive &= ~over
         return acc
+
+    def _values(self, acc: np.ndarray, worlds: Any, scale: float) -> np.ndarray:
+        """The hand's points (``value="hand"``) or, in a 2-player match, the match equity of
+        the scores each world's hand ended at (``value="match"``).
+        """
+        end, self._end_scores = self._end_scores, None
+        cfg = worlds.config
+        if self.value != "match" or cfg.episode != "match" or worlds.num_players != 2:
+            return super()._values(acc, worlds, scale)
+        if end is None:  # every world's hand ended before a rollout: they stand at its end
+            end = worlds.states["scores"]
+        return gin_match_values(end, int(cfg.target))
 
 
 def _play_on_second(logits: np.ndarray, legal: np.ndarray) -> None:

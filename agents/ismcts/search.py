@@ -665,12 +665,18 @@ class ISMCTSAgent:
             acc += self._rollout(worlds, ~ended, hands0, hooks, seat)
         if hooks.zero_sum:
             acc = zero_sum(acc)
-        values = objective_values(acc, self.objective, scale, self.win_weight)
+        values = self._values(acc, worlds, scale)
         for i, path in enumerate(paths):
             v = values[i]
             for node, edge in path:
                 edge.w += float(v[node.player])
         return values[:, seat]
+
+    def _values(self, acc: np.ndarray, worlds: Any, scale: float) -> np.ndarray:
+        """(N, players) values in [-1, 1] of the worlds' results ``acc`` (their points this
+        hand; ``worlds`` stand at the end of the hand or the episode): the ``objective``'s.
+        """
+        return objective_values(acc, self.objective, scale, self.win_weight)
 
     def _rollout(self, worlds: Any, active: np.ndarray, hands0: np.ndarray,
                  hooks: GameHooks, seat: int) -> np.ndarray:  # fmt: skip
