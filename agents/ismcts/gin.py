@@ -359,9 +359,9 @@ GIN_BELIEF = GinBelief()
 # Match equity
 
 GIN_HAND_POINTS = (17.8, 13.2)
-"""Mean and standard deviation of the points of a scored Gin hand (14,388 hands of the
-published agents against ``simple`` and ``planner``, 2026-11-28): the hand-points model of
-:func:`gin_match_equity`."""
+"""Mean and standard deviation of the points of a scored Gin hand: those of 14,388 scored single
+hands of ``ppo_search`` (its settings of 2026-11-28) against ``simple`` and ``planner``, the
+hand-points model of :func:`gin_match_equity`."""
 
 
 @functools.lru_cache(maxsize=16)
