@@ -137,6 +137,25 @@ def test_play_on_is_ranked_second_behind_a_knock(logits, legal):
     assert (logits[best] >= rivals).all(), "the best plain discard is second"
 
 
+def _reference_rollout(ref, i, net, seat, opponent, hands0):
+    """Slow reference of a rollout: world ``i`` of ``ref`` stepped alone to the end of its
+    hand, ``seat`` moved by the network, the other seat by the network or (``opponent=
+    "rules"``) Gin's compiled rollout policy; returns its rewards and the scores it ends at."""
+    total = np.zeros(2)
+    while True:
+        cur = int(ref.states["cur"][i])
+        mask = ref.masks[i, : ref.num_actions]
+        a = net.act({"observation": ref.observe(i, cur), "action_mask": mask})
+        if opponent == "rules" and cur != seat:
+            rules = np.zeros(ref.num_games, dtype=np.int64)
+            gin_rollout_actions(ref.states, ref.masks, K.TABLES, ref.num_actions, 0.0, rules)
+            a = int(rules[i])
+        done, _trunc, _cur, hands = ref.step_single(i, a)
+        total += ref.states["rewards"][i]
+        if done or hands != hands0[i]:
+            return total, ref.states["scores"][i].copy()
+
+
 @pytest.mark.parametrize("opponent", ["network", "rules"])
 def test_rollouts_are_the_network_playing_every_seat(net, opponent):
     """The batched rollout equals a slow reference: each world stepped one decision at a
@@ -157,20 +176,7 @@ def test_rollouts_are_the_network_playing_every_seat(net, opponent):
     hooks = search.game_hooks("gin_rummy")
     got = search._rollout(worlds, np.ones(12, dtype=bool), hands0, hooks, view.seat)
     for i in range(12):
-        total = np.zeros(2)
-        while True:
-            cur = int(ref.states["cur"][i])
-            mask = ref.masks[i, : ref.num_actions]
-            obs = {"observation": ref.observe(i, cur), "action_mask": mask}
-            a = net.act(obs)
-            if opponent == "rules" and cur != view.seat:
-                rules = np.zeros(ref.num_games, dtype=np.int64)
-                gin_rollout_actions(ref.states, ref.masks, K.TABLES, ref.num_actions, 0.0, rules)
-                a = int(rules[i])
-            done, _trunc, _cur, hands = ref.step_single(i, a)
-            total += ref.states["rewards"][i]
-            if done or hands != hands0[i]:
-                break
+        total, _ = _reference_rollout(ref, i, net, view.seat, opponent, hands0)
         np.testing.assert_allclose(got[i], total, atol=1e-5)
     assert np.abs(got).sum() > 0, "no rollout scored a hand"
 
@@ -370,18 +376,8 @@ def test_match_value_reads_the_scores_each_hand_ends_at(net):
     acc = search._rollout(worlds, np.ones(16, dtype=bool), hands0, hooks, view.seat)
     end = search._end_scores.copy()
     for i in range(16):
-        while True:
-            cur = int(ref.states["cur"][i])
-            mask = ref.masks[i, : ref.num_actions]
-            a = net.act({"observation": ref.observe(i, cur), "action_mask": mask})
-            if cur != view.seat:
-                rules = np.zeros(ref.num_games, dtype=np.int64)
-                gin_rollout_actions(ref.states, ref.masks, K.TABLES, ref.num_actions, 0.0, rules)
-                a = int(rules[i])
-            done, _trunc, _cur, hands = ref.step_single(i, a)
-            if done or hands != hands0[i]:
-                break
-        np.testing.assert_array_equal(end[i], ref.states["scores"][i])
+        _, scores = _reference_rollout(ref, i, net, view.seat, "rules", hands0)
+        np.testing.assert_array_equal(end[i], scores)
     got = search._values(acc, worlds, 1.0)
     np.testing.assert_allclose(got, gin_match_values(end, 100))
     assert search._end_scores is None, "the scores are read once, by their own batch"
