@@ -17,7 +17,8 @@ fields (``uniform`` is the uniform deal; ``default`` the present model), or
 ``filter:n=N,eps=E``: a :class:`RuleFilter` that follows the whole hand, weighing ``N``
 particles of the opponent's hand by every public move it made under the rule policy (an exact
 likelihood of ``simple``'s play, but for its errors ``E``): what the hand's history would
-add, which ``ppo_search`` does not keep. Every variant sees the same decisions and its own random stream.
+add, which ``ppo_search`` does not keep. Every variant sees the same decisions and its own
+random stream.
 
 Example (docs/experiments.md, 2026-11-28)::
 
