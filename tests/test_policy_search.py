@@ -137,6 +137,16 @@ def test_play_on_is_ranked_second_behind_a_knock(logits, legal):
     assert (logits[best] >= rivals).all(), "the best plain discard is second"
 
 
+def _worlds_and_copy(view, n, seed):
+    """``n`` sampled worlds of ``view``, an untouched copy for the reference, and the hands
+    each had played."""
+    worlds = view.sample_worlds(n, np.random.default_rng(seed))
+    ref = type(worlds)(worlds.config, worlds.num_games)
+    ref.states[:] = worlds.states
+    ref.masks[:] = worlds.masks
+    return worlds, ref, worlds.states["hands_played"].copy()
+
+
 def _reference_rollout(ref, i, net, seat, opponent, hands0):
     """Slow reference of a rollout: world ``i`` of ``ref`` stepped alone to the end of its
     hand, ``seat`` moved by the network, the other seat by the network or (``opponent=
@@ -168,11 +178,7 @@ def test_rollouts_are_the_network_playing_every_seat(net, opponent):
         env.step(net.act(env.observe(name)))
     view = SeatView(env, env.agent_selection)
     search = PolicySearchAgent(seed=1, worlds=4, opponent=opponent)
-    worlds = view.sample_worlds(12, np.random.default_rng(2))
-    ref = type(worlds)(worlds.config, worlds.num_games)
-    ref.states[:] = worlds.states
-    ref.masks[:] = worlds.masks
-    hands0 = worlds.states["hands_played"].copy()
+    worlds, ref, hands0 = _worlds_and_copy(view, 12, seed=2)
     hooks = search.game_hooks("gin_rummy")
     got = search._rollout(worlds, np.ones(12, dtype=bool), hands0, hooks, view.seat)
     for i in range(12):
@@ -367,11 +373,7 @@ def test_match_value_reads_the_scores_each_hand_ends_at(net):
         env.step(net.act(env.observe(name)))
     view = SeatView(env, env.agent_selection)
     search = PolicySearchAgent(seed=1, worlds=4, value="match")
-    worlds = view.sample_worlds(16, np.random.default_rng(3))
-    ref = type(worlds)(worlds.config, worlds.num_games)
-    ref.states[:] = worlds.states
-    ref.masks[:] = worlds.masks
-    hands0 = worlds.states["hands_played"].copy()
+    worlds, ref, hands0 = _worlds_and_copy(view, 16, seed=3)
     hooks = search.game_hooks("gin_rummy")
     acc = search._rollout(worlds, np.ones(16, dtype=bool), hands0, hooks, view.seat)
     end = search._end_scores.copy()
