@@ -33,6 +33,7 @@ import dataclasses
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +46,11 @@ from rummy_env.envs.view import SeatView
 from rummy_env.rules.gin_rummy import kernels as K
 
 BITS = np.uint64(1) << np.arange(52, dtype=np.uint64)
+
+
+def _seen(rec: np.void, seat: int) -> int:
+    """The cards ``seat`` can place in record ``rec``: its hand and the discard pile (bits)."""
+    return int(rec["hands"][seat]) | sum(1 << int(c) for c in rec["pile"][: rec["pile_n"]])
 
 
 def parse_variant(spec: str) -> tuple[str, GinBelief | RuleFilter | None]:
@@ -83,11 +89,12 @@ class RuleFilter:
     def __init__(self, n: int, eps: float, rng: np.random.Generator) -> None:
         self.n, self.eps, self.rng = n, eps, rng
         self.lost = False
+        self._game: Any = None  # the batch the rule is evaluated in, one per filter
 
     def reset(self, rec: np.void, seat: int) -> None:
         """A new hand: the opponent's 10 cards dealt uniformly from those the seat cannot see."""
         self.seat, self.opp = seat, 1 - seat
-        seen = int(rec["hands"][seat]) | sum(1 << int(c) for c in rec["pile"][: rec["pile_n"]])
+        seen = _seen(rec, seat)
         pool = np.array([c for c in range(52) if not seen >> c & 1])
         idx = np.argsort(self.rng.random((self.n, pool.size)), axis=1)[:, :10]
         self.hands = np.bitwise_or.reduce(BITS[pool[idx]], axis=1)
@@ -96,7 +103,9 @@ class RuleFilter:
         self.lost = False
 
     def _rule(self, game_type, config, rec: np.void, hands: np.ndarray) -> np.ndarray:
-        g = game_type(config, self.n)
+        if self._game is None:
+            self._game = game_type(config, self.n)
+        g = self._game
         g.states[:] = rec
         g.states["hands"][:, self.opp] = hands
         g.refresh_masks()
@@ -121,11 +130,9 @@ class RuleFilter:
         elif ph == E.PH_DISCARD and (E.DISCARD_BASE <= a < E.MELD_BASE):
             d = (a - E.DISCARD_BASE) % 52
             hands = self.hands.copy()
+            has_d = (hands & BITS[d]) != 0
             if self.pending:
-                seen = int(rec["hands"][self.seat]) | sum(
-                    1 << int(c) for c in rec["pile"][: rec["pile_n"]]
-                )
-                has_d = (hands & BITS[d]) != 0
+                seen = _seen(rec, self.seat)
                 for i in range(self.n):
                     h = int(hands[i])
                     pool = [c for c in range(52) if not (seen | h) >> c & 1]
@@ -135,7 +142,6 @@ class RuleFilter:
                         hands[i] = np.uint64(h | 1 << d)
                         self.logw[i] -= np.log(len(pool))
             else:
-                has_d = (hands & BITS[d]) != 0
                 self.logw[~has_d] = -np.inf
             rule = self._rule(game_type, config, rec, hands)
             self._weigh(rule == a)
@@ -223,7 +229,7 @@ def main() -> None:
                     f.opponent_acts(game_type, config, rec, a)
                 env.step(a)
                 continue
-            if name == me and int(obs["action_mask"].sum()) > 1:
+            if int(obs["action_mask"].sum()) > 1:
                 other = 1 - view.seat
                 truth = membership(np.array([env.unwrapped.state_record["hands"][other]]))[0]
                 uni = membership(view.sample_worlds(args.worlds, ref_rng).states["hands"][:, other])
@@ -258,11 +264,11 @@ def main() -> None:
                 new = int(env.unwrapped.state_record["hands"][mine]) & ~before
                 for f in filters:
                     f.seat_draws(new.bit_length() - 1)
+    per = max(n_dec, 1)
     rows = {
-        vname: {"logloss": loss[j] / max(n_dec, 1), "hits": hits[j] / max(n_dec, 1)}
+        vname: {"logloss": loss[j] / per, "hits": hits[j] / per}
         for j, (vname, _b) in enumerate(variants)
     }
-    per = max(n_dec, 1)
     print(
         f"{n_dec} decisions of {args.hands} hands against {args.opponent}, "
         f"{time.time() - t0:.0f} s; filters lost at {lost} decisions; "
