@@ -395,8 +395,7 @@ def gin_match_equity(
     m, v = mean - 1.0, max(sd * sd, mean - 1.0 + 1e-6)
     p = m / v
     r = m * p / (1.0 - p)
-    span = max(target, 1)
-    k = np.arange(span, dtype=np.float64)
+    k = np.arange(target, dtype=np.float64)  # x = 1 .. target: larger hands win from anywhere
     logf = (
         np.array([math.lgamma(r + j) - math.lgamma(j + 1.0) for j in k])
         - math.lgamma(r)
@@ -404,14 +403,13 @@ def gin_match_equity(
         + k * math.log1p(-p)
     )
     f = np.exp(logf)
-    tail = max(0.0, 1.0 - float(f.sum()))  # x > span: the target reached from anywhere
-    f[-1] += tail
+    f[-1] += max(0.0, 1.0 - float(f.sum()))  # the tail x > target counts as x = target
     # padded table: a >= target wins (1), b >= target loses (0)
-    w = np.zeros((target + span, target + span), dtype=np.float64)
+    w = np.zeros((2 * target, 2 * target), dtype=np.float64)
     w[target:, :target] = 1.0
     for a in range(target - 1, -1, -1):
         for b in range(target - 1, -1, -1):
-            w[a, b] = 0.5 * (f @ w[a + 1 : a + 1 + span, b] + f @ w[a, b + 1 : b + 1 + span])
+            w[a, b] = 0.5 * (f @ w[a + 1 : a + 1 + target, b] + f @ w[a, b + 1 : b + 1 + target])
     out = w[:target, :target].copy()
     out.setflags(write=False)
     return out

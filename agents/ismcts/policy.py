@@ -186,9 +186,10 @@ class PolicySearchAgent(ISMCTSAgent):
         n = worlds.num_games
         acc = np.zeros((n, worlds.num_players), dtype=np.float64)
         alive = active.copy()
-        # the match scores each world's hand ends at: finished worlds go on being stepped
-        # with the batch (into the next hand of a match), so they are kept as hands end
-        self._end_scores = worlds.states["scores"].copy()
+        # value="match": the scores each world's hand ends at, kept as hands end (finished
+        # worlds go on being stepped with the batch, into the next hand of the match)
+        end = worlds.states["scores"].copy() if self.value == "match" else None
+        self._end_scores = end
         obs = np.zeros((n, worlds.obs_size), dtype=np.float32)
         cur = worlds.states["cur"]
         for i in np.flatnonzero(alive):
@@ -210,7 +211,8 @@ class PolicySearchAgent(ISMCTSAgent):
             )
             acc[alive] += rewards[alive]
             over = alive & (term | trunc | (worlds.states["hands_played"] != hands0))
-            self._end_scores[over] = worlds.states["scores"][over]
+            if end is not None:
+                end[over] = worlds.states["scores"][over]
             alive &= ~over
         return acc
 
