@@ -26,7 +26,8 @@ from rummy_env.rules.gin_rummy import kernels as K
 
 
 def _play_hand(env, agents, seed):
-    """Play one hand; returns the moves made and the final rewards by agent name."""
+    """Play one episode (a hand, or a match), seat ``s`` moved by ``agents[s % len(agents)]``,
+    every move checked legal; returns the moves made and the final rewards by agent name."""
     env.reset(seed=seed)
     moves, rewards = [], {a: 0.0 for a in env.agents}
     for name in env.agent_iter():
@@ -213,15 +214,7 @@ def test_rollouts_are_the_network_playing_every_seat(net, opponent):
 def test_seated_at_a_three_player_table():
     env = gin_rummy_v0.raw_env(num_players=3)
     agent = seat_at_tables(make_agent("ppo_search@worlds=4", seed=0, game="gin_rummy"))
-    env.reset(seed=2)
-    for name in env.agent_iter():
-        obs, _r, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        a = agent.act(obs, SeatView(env, name))
-        assert obs["action_mask"][a] == 1
-        env.step(a)
+    _play_hand(env, [agent], seed=2)
 
 
 def test_registry_builds_it_for_gin_only():
@@ -412,13 +405,5 @@ def test_a_match_played_with_match_values(net):
     env = gin_rummy_v0.raw_env(episode="match", max_steps=120)
     agent = make_agent("ppo_search@worlds=4@value=match", seed=0, game="gin_rummy")
     assert agent.value == "match"
-    env.reset(seed=4)
-    for name in env.agent_iter():
-        obs, _r, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        a = agent.act(obs, SeatView(env, name)) if name == "player_0" else net.act(obs)
-        assert obs["action_mask"][a] == 1
-        env.step(a)
+    _play_hand(env, [agent, net], seed=4)
     assert agent.move_seconds, "no decision was searched"
