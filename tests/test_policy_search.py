@@ -304,6 +304,27 @@ def test_oversample_accepts_integers_from_one_and_refuses_anything_else(value):
             PolicySearchAgent(seed=0, worlds=2, oversample=value)
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    value=st.one_of(
+        st.sampled_from(["hand", "match"]),
+        st.text(max_size=6),
+        st.integers(),
+        st.floats(allow_nan=True),
+        st.booleans(),
+        st.none(),
+    )
+)
+def test_value_accepts_hand_or_match_and_refuses_anything_else(value):
+    """``value`` is ``"hand"`` or ``"match"``; anything else is refused with an error naming
+    the setting, the choices and the value."""
+    if value in ("hand", "match") and isinstance(value, str):
+        assert PolicySearchAgent(seed=0, worlds=2, value=value).value == value
+    else:
+        with pytest.raises((ValueError, TypeError), match=r"value must be one of .*'match'"):
+            PolicySearchAgent(seed=0, worlds=2, value=value)
+
+
 # -- match equity ---------------------------------------------------------------------------
 
 
