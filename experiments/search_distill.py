@@ -16,7 +16,10 @@ compared with their mean rollout values.
 ``train``: the network (``--init``: a ``.pt``/``.npz`` agent; default the published Gin agent)
 learns the recorded moves: cross-entropy on every move (departures weighted by
 ``--departure-weight``), or with ``--kl-coef`` cross-entropy on the departures only and the KL
-divergence to the old network's move probabilities everywhere. 5% of the hands are held out,
+divergence to the old network's move probabilities everywhere, or with ``--values-tau`` the
+cross-entropy to a target built from the candidates' values (:func:`value_targets`: the old
+probabilities, with the mass of the candidates moved among them by ``exp(value / tau)``, as in
+MPO's policy improvement step). 5% of the hands are held out,
 on which it reports the agreement with the search, with the search where it departed from the
 old network, and with the old network. It writes ``agent.pt``. On 98,116 recorded decisions
 neither loss made the network stronger (docs/experiments.md, 2026-11-28).
@@ -174,6 +177,47 @@ def _load_data(paths: list[str]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([d[k] for d in parts]) for k in parts[0]}
 
 
+def value_targets(
+    old_logp: np.ndarray, mask: np.ndarray, cands: np.ndarray, values: np.ndarray, tau: float
+) -> np.ndarray:
+    """Policy-improvement targets from the candidates' rollout values.
+
+    Each row's target is the old network's distribution, except that the probability it puts on
+    the row's candidates is shared among them in proportion to ``p_old(a) * exp(value(a) / tau)``
+    (the candidates' total is kept: the moves no rollout scored keep their old probabilities).
+    ``tau`` is in the values' units: large keeps the old network, small gives all the
+    candidates' mass to the best one. Rows without a search (no candidate) keep the old network.
+
+    Args:
+        old_logp: (N, A) log-probabilities of the old network (``-inf`` or any value off the mask).
+        mask: (N, A) legal moves.
+        cands: (N, K) candidate moves, ``-1`` for an empty slot.
+        values: (N, K) their mean rollout values (ignored at empty slots).
+        tau: the temperature, > 0.
+
+    Returns:
+        (N, A) float64 targets: each row sums to 1 and is zero off the mask.
+    """
+    values = np.asarray(values, np.float64)
+    p = np.where(mask, np.exp(np.where(mask, old_logp, 0.0)), 0.0).astype(np.float64)
+    p /= p.sum(1, keepdims=True)
+    rows, slots = np.nonzero(cands >= 0)
+    if rows.size == 0:
+        return p
+    acts = cands[rows, slots].astype(np.int64)
+    n, k = cands.shape
+    logw = np.full((n, k), -np.inf)
+    logw[rows, slots] = np.log(np.maximum(p[rows, acts], 1e-30)) + values[rows, slots] / tau
+    logw -= logw.max(1, keepdims=True)
+    w = np.where(cands >= 0, np.exp(logw), 0.0)
+    mass = np.zeros(n)
+    np.add.at(mass, rows, p[rows, acts])
+    share = w / np.maximum(w.sum(1, keepdims=True), 1e-300)
+    q = p.copy()
+    q[rows, acts] = mass[rows] * share[rows, slots]
+    return q
+
+
 def train(args: argparse.Namespace) -> None:
     """Fine-tune the network on recorded moves (see the module's docstring)."""
     import torch
@@ -202,7 +246,7 @@ def train(args: argparse.Namespace) -> None:
     train_rows = np.setdiff1d(np.arange(a.numel()), test)
     # with the KL term the moves the search kept are learned through it, not cross-entropy
     weight = torch.where(dep, args.departure_weight, 0.0 if args.kl_coef > 0 else 1.0)
-    if args.kl_coef > 0:  # the old network's move probabilities, kept where the search agreed
+    if args.kl_coef > 0 or args.values_tau > 0:  # the old network's move probabilities
         with torch.no_grad():
             old_logp = torch.cat(
                 [
@@ -210,6 +254,12 @@ def train(args: argparse.Namespace) -> None:
                     for s in range(0, a.numel(), 8192)
                 ]
             )
+    if args.values_tau > 0:
+        target = torch.from_numpy(
+            value_targets(
+                old_logp.numpy(), data["mask"], data["cands"], data["values"], args.values_tau
+            ).astype(np.float32)
+        )
 
     def agreement(rows: np.ndarray) -> dict[str, float]:
         with torch.no_grad():
@@ -231,14 +281,17 @@ def train(args: argparse.Namespace) -> None:
         for s in range(0, perm.size, args.batch):
             j = torch.from_numpy(perm[s : s + args.batch])
             logits, _ = net(x[j], m[j])
-            ce = torch.nn.functional.cross_entropy(logits, a[j], reduction="none")
-            if args.kl_coef > 0:  # every row counts the same
-                loss = (ce * weight[j]).mean()
+            if args.values_tau > 0:  # cross-entropy to the soft targets, legal moves only
+                logp = torch.log_softmax(logits, 1).masked_fill(~m[j], 0.0)
+                loss = -(target[j] * logp).sum(1).mean()
+            elif args.kl_coef > 0:  # every row counts the same
+                ce = torch.nn.functional.cross_entropy(logits, a[j], reduction="none")
                 logp = torch.log_softmax(logits, 1)
                 p_old = old_logp[j].exp()
                 kl = (p_old * (old_logp[j] - logp)).masked_fill(~m[j], 0.0).sum(1)
-                loss = loss + args.kl_coef * kl.mean()
+                loss = (ce * weight[j]).mean() + args.kl_coef * kl.mean()
             else:
+                ce = torch.nn.functional.cross_entropy(logits, a[j], reduction="none")
                 loss = (ce * weight[j]).sum() / weight[j].sum()
             optim.zero_grad()
             loss.backward()
@@ -281,6 +334,12 @@ def main() -> None:
         default=0.0,
         help="> 0: learn the departures only, and the old network's probabilities "
         "elsewhere (KL divergence, this weight)",
+    )
+    t.add_argument(
+        "--values-tau",
+        type=float,
+        default=0.0,
+        help="> 0: learn value_targets (the candidates' values at this temperature) instead",
     )
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--out", required=True)
