@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import math
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("torch")
 
@@ -402,9 +405,9 @@ def test_init_agent_widens_a_network_to_a_new_plane(tmp_path, game, old_set, new
     legal = torch.from_numpy(m[:, lo : lo + w])
     gain = (c - b)[:, lo : lo + w][legal]
     torch.testing.assert_close(gain, 3.0 * x_new[:, off : off + w][legal])
-    # any other difference is refused
+    # any other difference is refused (hidden layers may grow, not shrink)
     with pytest.raises(ValueError, match="another network: hidden=16"):
-        init_weights(tmp_path / "old.pt", {**new_meta, "hidden": 32})
+        init_weights(tmp_path / "old.pt", {**new_meta, "hidden": 8})
 
 
 def test_ppo_selfplay_500_rum_with_meld_take_and_discard_planes(tmp_path) -> None:
@@ -578,16 +581,21 @@ def test_card_head_only_keeps_the_card_actions_policy_rows_at_zero(tmp_path) -> 
 
 
 @pytest.mark.parametrize(
-    ("game", "old", "new"),
-    [("gin_rummy", "gin_deadwood", "gin_deadwood_relative"),
-     ("rummy51", "joker_cards_plan", "joker_cards_melds")],
+    ("game", "old", "new", "hidden"),
+    [("gin_rummy", "gin_deadwood", "gin_deadwood_relative", 16),
+     ("rummy51", "joker_cards_plan", "joker_cards_melds", 16),
+     ("gin_rummy", "gin_deadwood", "gin_deadwood", 40),
+     ("rummy51", "joker_cards_plan", "joker_cards_melds", 24),
+     ("five_hundred_rum", "", "", 24)],
 )  # fmt: skip
 def test_init_agent_widens_to_a_larger_feature_set_with_the_exact_policy(
-    tmp_path, game: str, old: str, new: str
+    tmp_path, game: str, old: str, new: str, hidden: int
 ) -> None:
-    """``--init-agent`` from an agent of the feature set a run's set extends (``WIDENS``): the
-    new inputs get zero weights, new planes zero gates, so the widened network's logits and
-    values equal the agent's on the same positions."""
+    """``--init-agent`` from an agent of the feature set a run's set extends (``WIDENS``), or
+    of narrower hidden layers (16 here): the new inputs get zero weights, new planes zero
+    gates, new hidden units fresh incoming weights that nothing old reads, so the widened
+    network's logits and values equal the agent's on the same positions; and the weights
+    that read the new units get gradients from the first update (so the units come alive)."""
     import torch
 
     import rummy_env
@@ -610,17 +618,41 @@ def test_init_agent_widens_to_a_larger_feature_set_with_the_exact_policy(
         for p in small.parameters():
             p.add_(torch.randn_like(p) * 0.1)
     save_agent(small, small_meta, 0, tmp_path / "old.pt")
-    big_meta = network_meta(finalize(Config(game=game, features=new, hidden=16)), width, actions)
+    big_cfg = finalize(Config(game=game, features=new, hidden=hidden))
+    big_meta = network_meta(big_cfg, width, actions)
     big = new_network(big_meta)
     big.load_state_dict(init_weights(str(tmp_path / "old.pt"), big_meta))
-    x_old = torch.from_numpy(add_features(old, o, game))
-    x_new = torch.from_numpy(add_features(new, o, game))
-    assert x_new.shape[1] > x_old.shape[1]
+    x_old = torch.from_numpy(add_features(small_cfg.features, o, game))
+    x_new = torch.from_numpy(add_features(big_cfg.features, o, game))
+    assert x_new.shape[1] > x_old.shape[1] or hidden > 16
     with torch.no_grad():
         l0, v0 = small(x_old, mask)
-        l1, v1 = big(x_new, mask)
-    torch.testing.assert_close(l1, l0)
-    torch.testing.assert_close(v1, v0)
+    l1, v1 = big(x_new, mask)
+    torch.testing.assert_close(l1.detach(), l0)
+    torch.testing.assert_close(v1.detach(), v0)
+    if hidden > 16:  # the new units are fresh (not dead), and what reads them learns at once
+        (l1.masked_fill(~mask, 0.0).square().sum() + v1.square().sum()).backward()
+        params = dict(big.named_parameters())
+        for name in ("trunk.0.weight", "trunk.2.weight"):
+            assert (params[name].detach()[16:] != 0).any(1).all(), name
+        # the old second-layer units reading the new first-layer ones, and the heads
+        assert (params["trunk.2.weight"].grad[:16, 16:] != 0).any()
+        assert (big.policy.weight.grad[:, 16:] != 0).any()
+        assert (big.value.weight.grad[:, 16:] != 0).any()
+
+
+@pytest.mark.parametrize(("hidden", "layers"), [(8, 2), (32, 3), (32, 1)])
+def test_init_agent_refuses_narrower_or_other_depth_networks(tmp_path, hidden, layers) -> None:
+    """Hidden layers only grow, and only in width: a narrower run, or one with another number
+    of layers, is refused naming what differs."""
+    from selfplay.config import Config, finalize
+    from selfplay.network import init_weights, network_meta, new_network, save_agent
+
+    meta = network_meta(finalize(Config(hidden=16)), 225, 107)
+    save_agent(new_network(meta), meta, 0, tmp_path / "old.pt")
+    run = network_meta(finalize(Config(hidden=hidden, layers=layers)), 225, 107)
+    with pytest.raises(ValueError, match="made for another network.*(hidden|layers)"):
+        init_weights(str(tmp_path / "old.pt"), run)
 
 
 @pytest.mark.parametrize("game", ["gin_rummy", "five_hundred_rum", "rummy51"])
@@ -656,7 +688,7 @@ def test_init_agent_reads_a_published_npz_agent_with_its_policy(game: str) -> No
     want = PPOAgent(checkpoint=str(path)).act_batch(o, m)
     np.testing.assert_array_equal(logits.argmax(1).numpy(), want)
     with pytest.raises(ValueError, match="another network: hidden="):
-        init_weights(str(path), {**meta, "hidden": pub["hidden"] * 2})
+        init_weights(str(path), {**meta, "hidden": pub["hidden"] // 2})
 
 
 def test_plot_curves_joins_resumed_runs_and_refuses_bad_specs(tmp_path) -> None:
@@ -708,3 +740,64 @@ def test_search_distill_records_the_search_and_trains_on_it(tmp_path) -> None:
          "--out", str(tmp_path))  # fmt: skip
     _plays_legally(PPOAgent(checkpoint=tmp_path / "agent.pt", game="gin_rummy"),
                    gin_rummy_v0.env(), seed=2, steps=60)  # fmt: skip
+    _run("search_distill.py", "train", str(data), "--epochs", "1", "--values-tau", "0.01",
+         "--out", str(tmp_path / "v"))  # fmt: skip
+    _plays_legally(PPOAgent(checkpoint=tmp_path / "v" / "agent.pt", game="gin_rummy"),
+                   gin_rummy_v0.env(), seed=3, steps=60)  # fmt: skip
+
+
+def _value_targets_reference(old_logp, mask, cands, values, tau):
+    """``value_targets`` one row and one move at a time, from its definition."""
+    out = np.zeros(mask.shape)
+    for i in range(mask.shape[0]):
+        legal = np.flatnonzero(mask[i])
+        p = {a: math.exp(old_logp[i, a]) for a in legal}
+        z = sum(p.values())
+        p = {a: v / z for a, v in p.items()}
+        scored = {int(a): float(v) for a, v in zip(cands[i], values[i], strict=True) if a >= 0}
+        mass = sum(p[a] for a in scored)
+        w = {a: p[a] * math.exp((v - max(scored.values())) / tau) for a, v in scored.items()}
+        for a in legal:
+            out[i, a] = mass * w[a] / sum(w.values()) if a in scored else p[a]
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_value_targets_move_the_candidates_mass_by_their_values(data) -> None:
+    """The targets of ``search_distill.py train --values-tau`` equal a slow reference: the old
+    probabilities, the candidates' total shared among them by ``p_old * exp(value / tau)``;
+    rows sum to 1, nothing off the mask, unsearched rows unchanged; a huge ``tau`` keeps the
+    old network, a tiny one gives the candidates' mass to the best."""
+    sd = _script("search_distill")
+    rows, actions = data.draw(st.integers(1, 6)), data.draw(st.integers(2, 9))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    mask = rng.random((rows, actions)) < 0.6
+    mask[np.arange(rows), rng.integers(0, actions, rows)] = True
+    mask[:, 0] = True  # at least two legal moves a row
+    mask[:, 1] = True
+    logits = rng.normal(0, 3, (rows, actions))
+    old_logp = np.where(mask, logits - np.log(np.exp(logits).sum(1, keepdims=True)), -1e8)
+    cands = np.full((rows, 3), -1)
+    values = rng.normal(0, 0.05, (rows, 3)).astype(np.float32)
+    for i in range(rows):
+        legal = rng.permutation(np.flatnonzero(mask[i]))
+        k = data.draw(st.integers(0, min(3, legal.size)))  # 0: the search did not run
+        cands[i, :k] = legal[:k]
+    tau = data.draw(st.sampled_from([1e-3, 0.01, 0.1]))
+    q = sd.value_targets(old_logp, mask, cands, values, tau)
+    np.testing.assert_allclose(q, _value_targets_reference(old_logp, mask, cands, values, tau),
+                               rtol=1e-9, atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(q.sum(1), 1.0)
+    assert (q[~mask] == 0).all() and (q >= 0).all()
+    p_old = np.where(mask, np.exp(old_logp), 0.0)
+    p_old /= p_old.sum(1, keepdims=True)
+    unsearched = cands[:, 0] < 0
+    np.testing.assert_allclose(q[unsearched], p_old[unsearched])
+    np.testing.assert_allclose(sd.value_targets(old_logp, mask, cands, values, 1e9), p_old)
+    sharp = sd.value_targets(old_logp, mask, cands, values, 1e-9)
+    for i in np.flatnonzero(~unsearched):
+        k = int((cands[i] >= 0).sum())
+        if k > 1 and np.unique(values[i, :k]).size == k:
+            best = cands[i, int(np.argmax(values[i, :k]))]
+            assert sharp[i, best] == pytest.approx(p_old[i, cands[i, :k]].sum())

@@ -96,7 +96,10 @@ def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
     for ``joker_cards_melds``, ``joker_cards_takes`` for ``joker_cards_discards``) is widened:
     the new inputs get zero weights (in the first layer, and as new card-head planes), new
     gated planes a zero gate, and new heads their fresh initialisation, so the run starts
-    from the agent's exact policy.
+    from the agent's exact policy. So is an agent with narrower hidden layers (``--hidden``
+    above the agent's, same ``--layers``): the new hidden units get their fresh incoming
+    weights, and every old unit and head reads them with zero weights, so the run again starts
+    from the agent's exact policy while the new units receive gradients from the first update.
 
     Raises:
         ValueError: when the file is not an agent checkpoint or was made for another network.
@@ -108,6 +111,10 @@ def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
 
     differ = [k for k in meta if _as_lists(ckpt.get(k)) != _as_lists(meta[k])]
     widen = WIDENS.get(meta["features"]) == ckpt.get("features")
+    had_hidden = ckpt.get("hidden")
+    grow = isinstance(had_hidden, int) and 0 < had_hidden < meta["hidden"]
+    if grow:
+        differ = [k for k in differ if k != "hidden"]
     if widen:
         grown = ("features", "obs_size", "meld_planes", "card_inputs")  # new ones appended
         differ = [k for k in differ if k not in grown]
@@ -119,13 +126,17 @@ def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
         got = ", ".join(f"{k}={ckpt.get(k)!r} (run: {meta[k]!r})" for k in differ)
         raise ValueError(f"--init-agent {path}: made for another network: {got}")
     weights = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in arrays.items()}
-    if widen:
+    if widen or grow:
         fresh = new_network(meta).state_dict()
         for k, v in fresh.items():
             if k not in weights:
                 weights[k] = v
-            elif weights[k].shape != v.shape:  # inputs or gates appended: zeros after the old
-                padded = v.new_zeros(v.shape)
-                padded[tuple(slice(0, n) for n in weights[k].shape)] = weights[k]
+            elif weights[k].shape != v.shape:  # inputs, gates or units appended after the old
+                old = weights[k]
+                # new hidden units (trunk rows) start fresh; whatever else is new is zero,
+                # so no old unit, gate or head reads a new input or unit
+                padded = v.clone() if grow and k.startswith("trunk.") else v.new_zeros(v.shape)
+                padded[: old.shape[0]] = 0.0
+                padded[tuple(slice(0, n) for n in old.shape)] = old
                 weights[k] = padded
     return weights
