@@ -90,7 +90,8 @@ class Config:
     dagger_samples: int = 100_000
     """Decisions recorded per DAgger round."""
     init_agent: str = ""
-    """Agent .pt whose network the run starts from (cloning then goes on from round 0)."""
+    """Agent .pt/.npz whose network the run starts from (cloning then goes on from round 0);
+    widened with its exact policy to a larger feature set or wider hidden layers."""
 
     # -- the network -------------------------------------------------------------------------
     hidden: int = 128

@@ -99,7 +99,8 @@ def init_weights(path: str, meta: dict[str, Any]) -> dict[str, torch.Tensor]:
     from the agent's exact policy. So is an agent with narrower hidden layers (``--hidden``
     above the agent's, same ``--layers``): the new hidden units get their fresh incoming
     weights, and every old unit and head reads them with zero weights, so the run again starts
-    from the agent's exact policy while the new units receive gradients from the first update.
+    from the agent's exact policy; the weights that read the new units learn from the first
+    update on, and the new units' own weights from the second.
 
     Raises:
         ValueError: when the file is not an agent checkpoint or was made for another network.
