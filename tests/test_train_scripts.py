@@ -272,8 +272,12 @@ def test_ppo_selfplay_compiled_heuristic(tmp_path) -> None:
          "--imitate-epochs", "1", "--out", str(out / "more"))  # fmt: skip
     rows = list(csv.DictReader((out / "more" / "imitation.csv").open()))
     assert [r["round"] for r in rows] == ["0"] and 0.0 <= float(rows[0]["new_agreement"]) <= 1.0
-    with pytest.raises(ValueError, match=r"another network: hidden=16 \(run: 32\)"):
-        _run("experiments/ppo_selfplay.py", *more, "--hidden", "32", "--out", str(out / "z"))
+    # wider hidden layers start from the saved player; narrower ones are refused
+    _run("experiments/ppo_selfplay.py", *more, "--hidden", "32", "--imitate-samples", "800",
+         "--imitate-epochs", "1", "--out", str(out / "wide"))  # fmt: skip
+    assert PPOAgent(checkpoint=str(out / "wide" / "agent.pt")).meta["hidden"] == 32
+    with pytest.raises(ValueError, match=r"another network: hidden=16 \(run: 8\)"):
+        _run("experiments/ppo_selfplay.py", *more, "--hidden", "8", "--out", str(out / "z"))
     with pytest.raises(ValueError, match="--eval-games must be an integer >= 1, got 0"):
         _run("experiments/ppo_selfplay.py", *more, "--eval-games", "0")
     with pytest.raises(ValueError, match="--init-agent nowhere.pt: no such file"):
