@@ -210,7 +210,8 @@ def value_targets(
     n, k = cands.shape
     logw = np.full((n, k), -np.inf)
     logw[rows, slots] = np.log(np.maximum(p[rows, acts], 1e-30)) + values[rows, slots] / tau
-    logw -= logw.max(1, keepdims=True)
+    top = logw.max(1, keepdims=True)
+    logw -= np.where(np.isfinite(top), top, 0.0)  # rows without candidates stay -inf, not nan
     w = np.where(cands >= 0, np.exp(logw), 0.0)
     mass = np.zeros(n)
     np.add.at(mass, rows, p[rows, acts])
@@ -286,15 +287,15 @@ def train(args: argparse.Namespace) -> None:
             if args.values_tau > 0:  # cross-entropy to the soft targets, legal moves only
                 logp = torch.log_softmax(logits, 1).masked_fill(~m[j], 0.0)
                 loss = -(target[j] * logp).sum(1).mean()
-            elif args.kl_coef > 0:  # every row counts the same
-                ce = torch.nn.functional.cross_entropy(logits, a[j], reduction="none")
-                logp = torch.log_softmax(logits, 1)
-                p_old = old_logp[j].exp()
-                kl = (p_old * (old_logp[j] - logp)).masked_fill(~m[j], 0.0).sum(1)
-                loss = (ce * weight[j]).mean() + args.kl_coef * kl.mean()
             else:
                 ce = torch.nn.functional.cross_entropy(logits, a[j], reduction="none")
-                loss = (ce * weight[j]).sum() / weight[j].sum()
+                if args.kl_coef > 0:  # every row counts the same
+                    logp = torch.log_softmax(logits, 1)
+                    p_old = old_logp[j].exp()
+                    kl = (p_old * (old_logp[j] - logp)).masked_fill(~m[j], 0.0).sum(1)
+                    loss = (ce * weight[j]).mean() + args.kl_coef * kl.mean()
+                else:
+                    loss = (ce * weight[j]).sum() / weight[j].sum()
             optim.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
