@@ -9,6 +9,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from rummy_env.core.validate import (
     ArgumentTypeError,
@@ -25,10 +30,117 @@ from rummy_env.rules.base import BatchedGame
 
 
 def wrap(env: AECEnv) -> AECEnv:
-    """PettingZoo's standard wrappers for classic games (an illegal move ends the game, -1)."""
+    """PettingZoo's standard wrappers for classic games (an illegal move ends the game, -1),
+    with their outermost layer replaced by ``FastOrderEnforcing``, which behaves exactly as
+    PettingZoo's ``OrderEnforcingWrapper`` over the same chain but skips the chain on the
+    common calls (``tests/test_wrappers_diff.py`` compares the two call by call).
+    """
     env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
     env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
+    return FastOrderEnforcing(env)
+
+
+class FastOrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` over ``TerminateIllegalWrapper(
+    AssertOutOfBoundsWrapper(raw))``, with a short path for what a playing loop calls.
+
+    Through PettingZoo's chain every ``last()``, ``observe()``, ``step()`` and ``agent_iter``
+    step passes three wrappers, and each attribute they read (``agent_selection``,
+    ``terminations``, ...) climbs three ``__getattr__`` levels: 7x the cost of the raw env's
+    own work. Here the calls read the raw env directly and do to the chain's state exactly
+    what the chain would (``TerminateIllegalWrapper``'s remembered observation,
+    ``_has_updated``); ``step`` takes the short path only for a Python ``int`` in range, on
+    a live agent, which the mask last observed through this wrapper allows. Every other call
+    (illegal moves, out-of-range or odd actions, dead steps, calls before ``reset``) goes
+    through PettingZoo's own wrappers, so errors, warnings and rewards are theirs.
+    """
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
+        self._til = env.env  # the TerminateIllegalWrapper, whose state the short path keeps
+        self._mask_seen: np.ndarray | None = None  # the mask of the observation it remembers
+
+    def observe(self, agent: str) -> dict[str, np.ndarray] | None:
+        """``OrderEnforcingWrapper.observe`` (and ``TerminateIllegalWrapper``'s memory)."""
+        if not self._has_reset:
+            return super().observe(agent)
+        raw, til = self._raw, self._til
+        obs = raw.observe(agent)
+        if agent == raw.agent_selection:
+            til._prev_obs = obs
+            infos = raw.infos
+            til._prev_info = infos[agent] if agent in infos else {}
+            self._mask_seen = obs["action_mask"]
+        return obs
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last`` as it runs through the wrappers."""
+        if not self._has_reset:
+            return super().last(observe)
+        raw = self._raw
+        agent = raw.agent_selection
+        assert agent is not None
+        observation = self.observe(agent) if observe else None
+        return (
+            observation,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
+
+    def step(self, action: Any) -> None:
+        """``OrderEnforcingWrapper.step`` through the chain; see the class docstring."""
+        raw, til = self._raw, self._til
+        prev = til._prev_obs
+        if type(action) is int and type(prev) is dict and self._has_reset and raw.agents:
+            mask = prev.get("action_mask")
+            agent = raw.agent_selection
+            if (
+                mask is self._mask_seen
+                and 0 <= action < raw._num_actions
+                and not raw.terminations.get(agent, True)
+                and not raw.truncations.get(agent, True)
+                and mask[action]
+            ):
+                # what the three wrappers do for a legal move of a live agent
+                self._has_updated = True
+                til._prev_obs = None
+                til._prev_info = None
+                raw.step(action)
+                return
+        super().step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> _FastIterable:
+        """``OrderEnforcingWrapper.agent_iter``."""
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _FastIterable(self, max_iter)
+
+    def __str__(self) -> str:
+        """As ``OrderEnforcingWrapper`` names itself: the raw env's name."""
+        return str(self.env) if hasattr(self, "metadata") else repr(self)
+
+
+class _FastIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _FastIterator:
+        return _FastIterator(self.env, self.max_iter)
+
+
+class _FastIterator(AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator`` reading the raw env's agents directly."""
+
+    def __next__(self) -> str:
+        env = self.env
+        raw = env._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        agent = raw.agent_selection
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return agent
 
 
 class RummyAECEnv(AECEnv):
@@ -75,6 +187,10 @@ class RummyAECEnv(AECEnv):
         self.render_view = render_view
         self.agents = self.possible_agents[:]
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
+        self._was_reset = False
+        self._num_actions = self.game.num_actions
+        self._mask_row = self.game.masks[0, : self.game.num_actions]  # a view: the live mask
+        self._no_mask = np.zeros(self.game.num_actions, dtype=np.int8)
         low, high = self.game.obs_bounds()
         obs_space = spaces.Dict(
             {
@@ -130,7 +246,7 @@ class RummyAECEnv(AECEnv):
 
     def _require_reset(self, method: str) -> None:
         """Refuse to play or look at a table that was never dealt."""
-        if getattr(self, "agent_selection", None) is None:
+        if not self._was_reset:
             raise ResetNeeded(f"call reset() before {method}()")
 
     @property
@@ -179,16 +295,20 @@ class RummyAECEnv(AECEnv):
         self.game.reset(seed=seed, dealers=[dealer], decks=[deck], write_obs=False)
         self._reset_bookkeeping()
         self.agent_selection = self.possible_agents[int(self.game.states["cur"][0])]
+        self._was_reset = True
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Observation and action mask of ``agent`` (fresh arrays)."""
-        p = self._agent_index[check_agent("agent", agent, self.possible_agents)]
-        self._require_reset("observe")
+        p = self._agent_index.get(agent) if type(agent) is str else None
+        if p is None:
+            p = self._agent_index[check_agent("agent", agent, self.possible_agents)]
+        if not self._was_reset:
+            self._require_reset("observe")
         if agent == self.agent_selection:
-            mask = self.game.action_mask(0)  # all zeros once the episode is over
+            mask = self._mask_row.copy()  # all zeros once the episode is over
         else:
-            mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        return {"observation": self.game.observe(0, p), "action_mask": mask}
+            mask = self._no_mask.copy()
+        return {"observation": self.game.observe_unchecked(0, p), "action_mask": mask}
 
     def sample_worlds(
         self, agent: str, n: int, seed: int | np.random.Generator | None = None
@@ -224,26 +344,32 @@ class RummyAECEnv(AECEnv):
             ResetNeeded: (a RuntimeError and a ValueError) before ``reset()`` and once every
                 agent has been removed.
         """
-        self._require_reset("step")
+        if not self._was_reset:
+            self._require_reset("step")
         agent = self.agent_selection
-        if agent not in self.terminations:
-            raise ResetNeeded("every agent has left the finished episode; call reset()")
-        if self.terminations[agent] or self.truncations[agent]:
+        if self.terminations.get(agent, True) or self.truncations[agent]:
+            if agent not in self.terminations:
+                raise ResetNeeded("every agent has left the finished episode; call reset()")
             if action is not None:
                 raise ArgumentTypeError(
                     f"action must be None for {agent}, whose episode is over, got {action!r}"
                 )
             self._was_dead_step(action)
             return
-        a = check_action("action", action)
-        if not self.game.is_legal(0, a):
+        a = action if type(action) is int else check_action("action", action)
+        if not (0 <= a < self._num_actions and self._mask_row[a]):
             raise ValueError(self.game.explain_illegal(0, a))
         self._last_table = self._table_of(agent)
         done, trunc, cur, hands, rewards = self._step_game(a)
         self.last_action = (agent, a)
-        self._cumulative_rewards[agent] = 0.0
-        for i, ag in enumerate(self.possible_agents):
-            self.rewards[ag] = float(rewards[i])
+        cumulative = self._cumulative_rewards
+        cumulative[agent] = 0.0
+        own = self.rewards
+        # the rewards of the step, then PettingZoo's _accumulate_rewards, in one pass (no agent
+        # has left while one still acts, so both dicts hold every agent in seat order)
+        for ag, r in zip(self.possible_agents, rewards.tolist(), strict=True):
+            own[ag] = r
+            cumulative[ag] += r
         if done or hands > self._hands_played:
             rec = self.game.states[0]
             for i, ag in enumerate(self.agents):
@@ -253,8 +379,7 @@ class RummyAECEnv(AECEnv):
                     self.terminations[ag] = not trunc
                     self.truncations[ag] = bool(trunc)
         self._hands_played = hands
-        self.agent_selection = self.possible_agents[int(cur)]
-        self._accumulate_rewards()
+        self.agent_selection = self.possible_agents[cur]
         if self.render_mode == "human":
             self.render()
 

@@ -23,6 +23,7 @@ import numpy as np
 from rummy_env.core import batch
 from rummy_env.core import rng as _rng
 from rummy_env.core.cards import validate_deck
+from rummy_env.core.jit import entry_point
 from rummy_env.core.validate import MAX_GAMES, check_actions, check_int, check_list
 from rummy_env.encodings.pieces import Piece, piece_bounds
 
@@ -102,6 +103,8 @@ class BatchedGame:
         self.states = states
         self.states["rng"] = _rng.seed_states(None, num_games)
         self.masks = np.zeros((num_games, mask_width), dtype=np.int8)
+        self._entries: dict[str, Any] = {}
+        self._entries_for: np.ndarray | None = None
         if num_games >= PARALLEL_MIN_BATCH:
             self._step = FastestStep([batch.step_batch_parallel, batch.step_batch])
         else:
@@ -274,24 +277,51 @@ class BatchedGame:
         # checked: the compiled writer does not bounds-check and would read other memory
         check_int("i", i, 0, self.num_games - 1)
         check_int("player", player, 0, self.num_players - 1)
+        return self.observe_unchecked(int(i), int(player))
+
+    def observe_unchecked(self, i: int, player: int) -> np.ndarray:
+        """:meth:`observe` for a caller that knows ``i`` and ``player`` in range (Python ints):
+        the AEC env's path, a compiled call and an allocation.
+        """
         out = np.empty(self.obs_size, dtype=np.float32)
-        batch.write_obs_at(self.states, self.cfg, i, player, out)
+        fn = self._entries.get("write_obs_at") if self._entries_for is self.states else None
+        if fn is None:
+            fn = self._entry("write_obs_at", self.states, self.cfg, i, player, out)
+        fn(self.states, self.cfg, i, player, out)
         return out
+
+    def _entry(self, name: str, *args: Any) -> Any:
+        """The compiled code of ``batch.<name>`` for these arguments, called by the one-game
+        paths without numba's dispatch (``core.jit.entry_point``: on one game the dispatch
+        costs as much as the kernel). Resolved at the first call, so a rare transition's kernel
+        still compiles only when first needed, and again if the records were replaced.
+        """
+        if self._entries_for is not self.states:
+            self._entries = {}
+            self._entries_for = self.states
+        fn = self._entries[name] = entry_point(getattr(batch, name), *args)
+        return fn
 
     def step_single(self, i: int, a: int) -> tuple[bool, bool, int, int]:
         """Apply a legal action in game ``i`` only and refresh its mask (the AEC env's step;
         no output arrays, the rewards are in ``states["rewards"][i]``).
 
+        ``i`` and ``a`` are integers, ``a`` legal (neither is checked).
+
         Returns:
             (done, truncated, player to act, hands played).
         """
-        pending, done, trunc, cur, hands = batch.step_single(
-            self.states, self.cfg, self.tables, i, a, self.masks
-        )
+        i, a = int(i), int(a)
+        states, cfg, tables, masks = self.states, self.cfg, self.tables, self.masks
+        fn = self._entries.get("step_single") if self._entries_for is states else None
+        if fn is None:
+            fn = self._entry("step_single", states, cfg, tables, i, a, masks)
+        pending, done, trunc, cur, hands = fn(states, cfg, tables, i, a, masks)
         if pending:  # a rare transition (e.g. scoring a knock), compiled when first needed
-            done, trunc, cur, hands = batch.settle_single(
-                self.states, self.cfg, self.tables, i, self.masks
-            )
+            fn = self._entries.get("settle_single") if self._entries_for is states else None
+            if fn is None:
+                fn = self._entry("settle_single", states, cfg, tables, i, masks)
+            done, trunc, cur, hands = fn(states, cfg, tables, i, masks)
         return done, trunc, cur, hands
 
     def play_random(self, episodes: int = 1, parallel: bool = True) -> dict[str, np.ndarray]:
