@@ -18,6 +18,10 @@ from rummy_env.core import jitcache as _jitcache
 
 _jitcache.ensure_fresh()
 
+from rummy_env.core import compile_notice as _compile_notice  # noqa: E402
+
+_compile_notice.install()  # one line on stderr when a first run compiles for long
+
 import gymnasium as _gym  # noqa: E402
 import pettingzoo as _pz  # noqa: E402
 

@@ -61,6 +61,7 @@ import numpy as np
 from numba import prange, types
 from numba.extending import overload
 
+from rummy_env.core import compile_notice
 from rummy_env.core import rng as _rng
 from rummy_env.core.jit import kernel
 from rummy_env.core.worlds import deal_hidden, rewrite_dealt
@@ -305,6 +306,9 @@ def register(record_fields: Sequence[str], kernels: Mapping[str, Any]) -> None:
     if missing:
         raise ValueError(f"{kernels.get('__name__')} defines no hook {', '.join(missing)}")
     ok = for_records(record_fields)
+    module = str(kernels.get("__name__", "")).split(".")
+    if module[:2] == ["rummy_env", "rules"] and len(module) > 2:
+        compile_notice.RECORD_GAMES[tuple(record_fields)] = module[2]
     for name, (stub, typer) in HOOKS.items():
         if name in kernels:
             overload(stub, **HOOK_OPTIONS)(typer(ok, kernels[name]))

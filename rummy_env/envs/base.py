@@ -191,6 +191,9 @@ class RummyAECEnv(AECEnv):
         self._num_actions = self.game.num_actions
         self._mask_row = self.game.masks[0, : self.game.num_actions]  # a view: the live mask
         self._no_mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        self._rewards_of: np.ndarray | None = None  # the records ``_rewards_row`` views
+        self._rewards_row = np.zeros(n, dtype=np.float32)
+        self._several_tables = self._has_tables()
         low, high = self.game.obs_bounds()
         obs_space = spaces.Dict(
             {
@@ -239,6 +242,10 @@ class RummyAECEnv(AECEnv):
 
     def _public_action_name(self, a: int) -> str:
         return self._action_name(a)
+
+    def _has_tables(self) -> bool:
+        """Does the game seat its players at several tables (``_table_of`` not None)?"""
+        return False
 
     def _table_of(self, agent: str) -> int | None:
         """The table ``agent`` plays at, where a game has several (4-player Gin), else None."""
@@ -326,11 +333,6 @@ class RummyAECEnv(AECEnv):
         self._require_reset("sample_worlds")
         return self.game.sample_worlds(0, p, n, seed)
 
-    def _step_game(self, a: int) -> tuple[bool, bool, int, int, np.ndarray]:
-        """Apply a legal action; returns (done, truncated, to act, hands played, rewards)."""
-        done, trunc, cur, hands = self.game.step_single(0, a)
-        return done, trunc, cur, hands, self.game.states["rewards"][0]
-
     def step(self, action: int) -> None:
         """Play ``action`` for the agent to act.
 
@@ -359,15 +361,19 @@ class RummyAECEnv(AECEnv):
         a = action if type(action) is int else check_action("action", action)
         if not (0 <= a < self._num_actions and self._mask_row[a]):
             raise ValueError(self.game.explain_illegal(0, a))
-        self._last_table = self._table_of(agent)
-        done, trunc, cur, hands, rewards = self._step_game(a)
+        if self._several_tables:
+            self._last_table = self._table_of(agent)
+        done, trunc, cur, hands = self.game.step_single(0, a)
+        states = self.game.states
+        if states is not self._rewards_of:  # a view of the record's rewards, made once
+            self._rewards_row, self._rewards_of = states["rewards"][0], states
         self.last_action = (agent, a)
         cumulative = self._cumulative_rewards
         cumulative[agent] = 0.0
         own = self.rewards
         # the rewards of the step, then PettingZoo's _accumulate_rewards, in one pass (no agent
         # has left while one still acts, so both dicts hold every agent in seat order)
-        for ag, r in zip(self.possible_agents, rewards.tolist(), strict=True):
+        for ag, r in zip(self.possible_agents, self._rewards_row.tolist(), strict=True):
             own[ag] = r
             cumulative[ag] += r
         if done or hands > self._hands_played:

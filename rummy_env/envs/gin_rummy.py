@@ -310,6 +310,9 @@ class raw_env(RummyAECEnv):  # noqa: N801 - PettingZoo naming convention
     def _action_name(self, a: int) -> str:
         return E.action_name(a)
 
+    def _has_tables(self) -> bool:
+        return self.config.num_players == 4
+
     def _table_of(self, agent: str) -> int | None:
         if self.config.num_players != 4:
             return None
