@@ -19,6 +19,11 @@ min and max are reported):
     game's best feature set (Gin 2,048 games, 500 Rum and Rummy 51 512 games; rollout inference,
     opponents, features and PPO updates included; ``experiments/train_throughput.py``), when
     torch is installed.
+(f) the doors users walk through, each next to OpenSpiel's loop in the same run: every game's
+    PettingZoo ``env()`` and ``raw_env()`` loop, every Gymnasium id with its default rule
+    opponent through ``gymnasium.make`` and ``gymnasium.make_vec(num_envs=256)`` (learner
+    steps/s), the README's main job (``rummy-env arena --game all --deals 2000``, whole
+    process), and each game's first AEC and Gymnasium step with an empty numba cache.
 Plus import-to-first-step time in a fresh interpreter, bytes of state per game and the peers:
 RLCard's ``gin-rummy`` env and OpenSpiel's ``gin_rummy`` driven from a Python loop (with and
 without ``observation_tensor`` per decision), each given a fixed time budget per repeat.
@@ -49,7 +54,22 @@ from tqdm import tqdm
 # Targets from the issue: (label, measurement key, threshold, unit).
 TARGET_VEC_STEPS = 1_000_000.0
 TARGET_KERNEL_HANDS = 10_000.0
-TARGET_AEC_STEPS = 25_000.0
+TARGET_AEC_STEPS = 100_000.0  # Gin `env()`, and >= AEC_OPENSPIEL_MULTIPLE x OpenSpiel's loop
+AEC_OPENSPIEL_MULTIPLE = 3.0
+TARGET_GYM = {"gin_rummy": 50_000.0, "five_hundred_rum": 20_000.0, "rummy51": 20_000.0}
+"""Learner steps/s of each Gymnasium id, single env, with its default opponent."""
+TARGET_GYM_VEC = {"gin_rummy": 1_000_000.0, "five_hundred_rum": 200_000.0, "rummy51": 200_000.0}
+"""Learner steps/s of each Gymnasium id's ``make_vec(num_envs=GYM_VEC_ENVS)``."""
+GYM_VEC_ENVS = 256
+GYM_IDS = {
+    "gin_rummy": "rummy/GinRummy-v0",
+    "five_hundred_rum": "rummy/FiveHundredRum-v0",
+    "rummy51": "rummy/Rummy51-v0",
+}
+TARGET_FIRST_AEC_S = 15.0  # each game's first AEC step, empty numba cache
+TARGET_FIRST_GYM_S = 20.0  # each Gymnasium id's first step with its default opponent, same
+TARGET_ARENA_S = 60.0  # the README's main job, warm cache
+GAME_NAMES = {"gin_rummy": "Gin Rummy", "five_hundred_rum": "500 Rum", "rummy51": "Rummy 51"}
 TARGET_STATE_BYTES = 4096
 JAX_A100_HANDS = 29_500.0  # published JAX engine on an A100 GPU (reference only)
 OPENSPIEL_MULTIPLE = 15.0  # (a) is meant to be about 15x OpenSpiel's Python loop
@@ -72,6 +92,20 @@ STARTUP_GAMES = (
     ("rummy51", "Rummy 51", "rummy51_v1"),
 )
 """(key, name, env module) of the games whose AEC start-up is measured."""
+
+STARTUP_GYM = """
+import time
+t0 = time.perf_counter()
+import gymnasium
+import rummy_env
+env = gymnasium.make("{gym_id}")
+env.reset(seed=0)
+env.step(int(env.unwrapped.action_masks().argmax()))
+print(time.perf_counter() - t0)
+"""
+
+ARENA_COMMAND = "rummy-env arena --game all --deals {deals} --workers 2 --seed 0 --out {out}"
+"""The README's main job (2,000 deals; ``--quick``: 10)."""
 
 STARTUP_VEC = """
 import time
@@ -409,6 +443,69 @@ class AecBench:
         return steps / spent, hands / spent, steps / hands
 
 
+class GymBench:
+    """A Gymnasium id with its default opponent, as a user makes it: ``gymnasium.make(id)``
+    (with Gymnasium's wrappers) or ``gymnasium.make_vec(id, num_envs=N)``; random legal
+    learner actions from ``action_masks()``. Counts learner steps (the opponents' moves
+    happen inside each step).
+    """
+
+    def __init__(self, game: str, num_envs: int | None = None, seed: int = 6) -> None:
+        import gymnasium
+
+        import rummy_env  # noqa: F401 - registers the ids
+
+        gym_id = GYM_IDS[game]
+        self.num_envs = num_envs
+        if num_envs is None:
+            self.env = gymnasium.make(gym_id)
+        else:
+            self.env = gymnasium.make_vec(gym_id, num_envs=num_envs)
+        self.env.reset(seed=seed)
+        self.rnd = random.Random(seed)
+        self.rng = np.random.default_rng(seed)
+        self.run(0.05)
+
+    def run(self, seconds: float) -> tuple[float, float, float]:
+        """Step for ``seconds``; returns (learner steps/s, 0, 0)."""
+        env, steps = self.env, 0
+        t0 = time.perf_counter()
+        if self.num_envs is None:
+            masks = env.unwrapped.action_masks
+            while True:
+                for _ in range(100):
+                    legal = np.flatnonzero(masks())
+                    a = int(legal[int(self.rnd.random() * len(legal))])
+                    _obs, _r, term, trunc, _info = env.step(a)
+                    if term or trunc:
+                        env.reset()
+                steps += 100
+                spent = time.perf_counter() - t0
+                if spent >= seconds:
+                    return steps / spent, 0.0, 0.0
+        while True:
+            env.step(random_legal(env.action_masks(), self.rng))
+            steps += self.num_envs
+            spent = time.perf_counter() - t0
+            if spent >= seconds:
+                return steps / spent, 0.0, 0.0
+
+
+def arena_seconds(deals: int) -> float:
+    """Wall time of the README's main job in a fresh process (numba cache warm)."""
+    import shlex as _shlex
+
+    with tempfile.TemporaryDirectory(prefix="bench_arena_") as out:
+        cmd = _shlex.split(ARENA_COMMAND.format(deals=deals, out=out))
+        cmd[0] = str(Path(sys.executable).with_name("rummy-env"))
+        t0 = time.perf_counter()
+        res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        spent = time.perf_counter() - t0
+    if res.returncode != 0:
+        raise RuntimeError(f"arena failed:\n{res.stderr[-2000:]}")
+    return spent
+
+
 class DeadwoodBench:
     """(d) exact deadwood solver on random hands (public API, input validation included)."""
 
@@ -597,6 +694,17 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
         )
     add("rummy51_aec", "Rummy 51 AEC env, PettingZoo wrappers, 2 players", "steps/s")
     add("dw11", f"(d) `deadwood_after_discard`, 11-card, B={sizes.deadwood_batch:,}", "hands/s")
+    for g in ("five_hundred_rum", "rummy51"):
+        add(f"{g}_aec_raw", f"{GAME_NAMES[g]} AEC `raw_env`, no wrappers, 2 players", "steps/s")
+    for g, name in GAME_NAMES.items():
+        add(f"gym_{g}", f"`gymnasium.make` {name} id, default opponent", "steps/s", "learner steps")
+        add(
+            f"gymvec_{g}",
+            f"`gymnasium.make_vec` {name} id, {GYM_VEC_ENVS} envs, default opponent",
+            "steps/s",
+            "learner steps",
+        )
+    add("arena_main", "the README's main job (`rummy-env arena --game all`)", "s", higher=False)
     peer_defs = [
         ("os_obs", "OpenSpiel `gin_rummy` loop + `observation_tensor`", "OpenSpiel + obs"),
         ("os", "OpenSpiel `gin_rummy` loop, no observation", "OpenSpiel, no obs"),
@@ -624,6 +732,9 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
     r51 = {n: VecStepBench(b, sizes.vec_steps // 5, game="rummy51", num_players=n)
            for n in (2, 4, 6)}  # fmt: skip
     rummy51_aec = AecBench(game="rummy51")
+    joker_raw = {g: AecBench(game=g, raw=True) for g in ("five_hundred_rum", "rummy51")}
+    gym = {g: GymBench(g) for g in GAME_NAMES}
+    gymvec = {g: GymBench(g, GYM_VEC_ENVS) for g in GAME_NAMES}
     dwb = DeadwoodBench(sizes.deadwood_batch)
     numba.set_num_threads(1)
     vec.run(5)
@@ -702,7 +813,15 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
             m[f"rummy51_vec{n}"].samples.append(bench.run())
         m["rummy51_aec"].samples.append(rummy51_aec.run(sizes.seconds)[0])
 
+    def t_doors() -> None:
+        for g in GAME_NAMES:
+            m[f"gym_{g}"].samples.append(gym[g].run(sizes.seconds)[0])
+            m[f"gymvec_{g}"].samples.append(gymvec[g].run(sizes.seconds)[0])
+        for g, bench in joker_raw.items():
+            m[f"{g}_aec_raw"].samples.append(bench.run(sizes.seconds)[0])
+
     tasks += [
+        ("doors", t_doors),
         ("aec", t_aec),
         ("aec_raw", t_aec_raw),
         ("deadwood", t_dw),
@@ -728,6 +847,12 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
             bar.update()
     bar.close()
 
+    # -- the README's main job, once (it takes about a minute)
+    print("the README's main job ...", file=sys.stderr)
+    deals = 10 if sizes.quick else 2000
+    m["arena_main"].samples.append(arena_seconds(deals))
+    m["arena_main"].note = f"{deals} deals, numba cache warm, whole process"
+
     # -- start-up in fresh interpreters --------------------------------------------------------
     startup: dict[str, Measurement] = {}
     for key, label, code in (
@@ -736,6 +861,10 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
             for g, name, module in STARTUP_GAMES
         ),
         ("vec", f"vector env, Gin Rummy, batch {b}", STARTUP_VEC.format(batch=b)),
+        *(
+            (f"gym_{g}", f"`gymnasium.make` {GAME_NAMES[g]}", STARTUP_GYM.format(gym_id=gym_id))
+            for g, gym_id in GYM_IDS.items()
+        ),
     ):
         warm = Measurement(key, f"{label}, numba cache warm", "s", higher_is_better=False)
         wall = Measurement(
@@ -854,7 +983,9 @@ def memory_rows(obs_size: int) -> tuple[list[list[str]], int]:
     ], state
 
 
-def target_rows(m: dict[str, Measurement], state_bytes: int) -> list[list[str]]:
+def target_rows(
+    m: dict[str, Measurement], state_bytes: int, startup: dict[str, Measurement]
+) -> list[list[str]]:
     """Rows of the targets table: target, threshold, measured median, status, margin."""
 
     def row(name: str, value: float, threshold: float, unit: str, lower: bool = False) -> list[str]:
@@ -870,7 +1001,7 @@ def target_rows(m: dict[str, Measurement], state_bytes: int) -> list[list[str]]:
     rows = [
         row("(a) vector env steps/s >= 1,000,000", m["vec"].median, TARGET_VEC_STEPS, "steps/s"),
         row("(b) random hands/s >= 10,000", m["k_hands"].median, TARGET_KERNEL_HANDS, "hands/s"),
-        row("(c) AEC steps/s >= 25,000", m["aec"].median, TARGET_AEC_STEPS, "steps/s"),
+        row("(c) AEC `env()` steps/s >= 100,000", m["aec"].median, TARGET_AEC_STEPS, "steps/s"),
         row("state <= 4 KB per game", state_bytes, TARGET_STATE_BYTES, "bytes", True),
         row(
             "500 Rum vector env steps/s, 2 players >= 200,000",
@@ -903,6 +1034,53 @@ def target_rows(m: dict[str, Measurement], state_bytes: int) -> list[list[str]]:
             "steps/s",
         ),
     ]
+    for g, name in GAME_NAMES.items():
+        rows.append(
+            row(
+                f"{name} `gymnasium.make` id, default opponent >= {fmt(TARGET_GYM[g])}",
+                m[f"gym_{g}"].median,
+                TARGET_GYM[g],
+                "steps/s",
+            )
+        )
+        rows.append(
+            row(
+                f"{name} `gymnasium.make_vec` id, {GYM_VEC_ENVS} envs >= {fmt(TARGET_GYM_VEC[g])}",
+                m[f"gymvec_{g}"].median,
+                TARGET_GYM_VEC[g],
+                "steps/s",
+            )
+        )
+    rows.append(
+        row(
+            f"README main job <= {TARGET_ARENA_S:.0f} s (warm cache)",
+            m["arena_main"].median,
+            TARGET_ARENA_S,
+            "s",
+            True,
+        )
+    )
+    for g, name in GAME_NAMES.items():
+        for key, what, limit in (
+            (f"aec_{g}_cold_compile", "first AEC step", TARGET_FIRST_AEC_S),
+            (f"gym_{g}_cold_compile", "first Gymnasium step", TARGET_FIRST_GYM_S),
+        ):
+            cold = startup.get(key)
+            value = cold.median if cold is not None else float("nan")
+            rows.append(
+                row(f"{name} {what}, empty cache <= {limit:.0f} s", value, limit, "s", True)
+            )
+    aec_mult = m["aec"].median / m["os_obs"].median if m["os_obs"].ok else float("nan")
+    if aec_mult == aec_mult:
+        rows.append(
+            [
+                "(c) AEC `env()` >= 3x OpenSpiel's loop (with observation)",
+                f"{AEC_OPENSPIEL_MULTIPLE:.0f}x",
+                f"{aec_mult:.2f}x",
+                _status(aec_mult >= AEC_OPENSPIEL_MULTIPLE),
+                "same run",
+            ]
+        )
     mult = m["vec"].median / m["os_obs"].median if m["os_obs"].ok else float("nan")
     if mult == mult:
         rows.append(
@@ -985,10 +1163,53 @@ def render(
 
     st_rows = [
         mrow(startup[f"{key}_{kind}"])
-        for key in (*(f"aec_{g}" for g, _, _ in STARTUP_GAMES), "vec")
+        for key in (
+            *(f"aec_{g}" for g, _, _ in STARTUP_GAMES),
+            "vec",
+            *(f"gym_{g}" for g in GAME_NAMES),
+        )
         for kind in ("warm", "wall", "cold", "cold_compile")
         if f"{key}_{kind}" in startup
     ]
+
+    os_obs = m["os_obs"].median
+    door_rows = []
+    for g, name in GAME_NAMES.items():
+        aec_key = "aec" if g == "gin_rummy" else f"{g}_aec"
+        raw_key = "aec_raw" if g == "gin_rummy" else f"{g}_aec_raw"
+        aec_target = (
+            f">= {fmt(TARGET_AEC_STEPS)} and >= {AEC_OPENSPIEL_MULTIPLE:.0f}x OpenSpiel"
+            if g == "gin_rummy"
+            else "reported"
+        )
+        for label, key, target, threshold in (
+            (f"{name}: PettingZoo `env()`", aec_key, aec_target, TARGET_AEC_STEPS
+             if g == "gin_rummy" else None),
+            (f"{name}: `raw_env()` (no wrappers)", raw_key, "reported", None),
+            (f"{name}: `gymnasium.make`, default opponent", f"gym_{g}",
+             f">= {fmt(TARGET_GYM[g])}", TARGET_GYM[g]),
+            (f"{name}: `gymnasium.make_vec`, {GYM_VEC_ENVS} envs", f"gymvec_{g}",
+             f">= {fmt(TARGET_GYM_VEC[g])}", TARGET_GYM_VEC[g]),
+        ):  # fmt: skip
+            value = m[key].median
+            status = "" if threshold is None or value != value else _status(value >= threshold)
+            door_rows.append([label, fmt(value), ratio(value, os_obs), target, status])
+    cold_rows = []
+    for g, name in GAME_NAMES.items():
+        for key, what, limit in (
+            (f"aec_{g}", "first AEC step", TARGET_FIRST_AEC_S),
+            (f"gym_{g}", "first `gymnasium.make` step", TARGET_FIRST_GYM_S),
+        ):
+            cold, warm = startup.get(f"{key}_cold_compile"), startup.get(f"{key}_warm")
+            c = cold.median if cold is not None else float("nan")
+            w = warm.median if warm is not None else float("nan")
+            status = "" if c != c else _status(c <= limit)
+            cold_rows.append([f"{name}: {what}", fmt(c, "s"), fmt(w, "s"), f"<= {limit:.0f} s",
+                              status])  # fmt: skip
+    a = m["arena_main"]
+    cold_rows.append([f"README main job, all games ({a.note or 'not run'})", "", fmt(a.median, "s"),
+                      f"<= {TARGET_ARENA_S:.0f} s warm", _status(a.median <= TARGET_ARENA_S)
+                      if a.ok else ""])  # fmt: skip
 
     now = dt.datetime.now(dt.timezone.utc)
     parts = [
@@ -1017,8 +1238,32 @@ def render(
         "",
         table(
             ["target", "threshold", "measured (median)", "status", "margin"],
-            target_rows(m, state_bytes),
+            target_rows(m, state_bytes, startup),
         ),  # fmt: skip
+        "",
+        "## Doors: where users meet the engine",
+        "",
+        table(
+            ["door", "steps/s (median)", "/ OpenSpiel + obs, same run", "target", "status"],
+            door_rows,
+        ),  # fmt: skip
+        "",
+        "Each door as a user walks through it, in the same run as OpenSpiel's Python loop with "
+        "`observation_tensor` (the peer that returns an observation each step): the AEC loop "
+        "of (c) (`agent_iter`, `last()`, a random legal action drawn from the mask, `step`) "
+        "for each game, and each Gymnasium id with its default rule opponent (`simple`, "
+        "`greedy`, `greedy`), stepping random legal learner actions from `action_masks()` "
+        "(the opponents' moves happen inside the step; learner steps are counted).",
+        "",
+        table(
+            ["first run", "empty numba cache (compiles)", "warm cache", "target", "status"],
+            cold_rows,
+        ),  # fmt: skip
+        "",
+        "First runs in a fresh interpreter, from `import` to the first step (`python -c`, see "
+        "the start-up section); the empty-cache rows compile every kernel the step needs "
+        "(`RUMMY_ENV_PREBUILT=0`, as from the README's editable install). The main job is "
+        f"`{ARENA_COMMAND.format(deals=2000, out='DIR')}`, timed as a whole process.",
         "",
         "## Results: rummy_env",
         "",

@@ -69,7 +69,19 @@ def test_benchmark_quick_writes_report(tmp_path: Path) -> None:
         "Gin Rummy vector env `venv.step`, 3 players",
         "Gin Rummy vector env `venv.step`, 4 players",
         "(b) random hands/s >= 10,000",
-        "(c) AEC steps/s >= 25,000",
+        "(c) AEC `env()` steps/s >= 100,000",
+        "## Doors: where users meet the engine",
+        "Gin Rummy: PettingZoo `env()`",
+        "500 Rum: `raw_env()` (no wrappers)",
+        "Rummy 51: `gymnasium.make`, default opponent",
+        "Rummy 51: `gymnasium.make_vec`, 256 envs",
+        "Gin Rummy `gymnasium.make` id, default opponent >= 50,000",
+        "500 Rum `gymnasium.make_vec` id, 256 envs >= 200,000",
+        "Rummy 51: first `gymnasium.make` step",
+        "Gin Rummy first AEC step, empty cache <= 15 s",
+        "README main job <= 60 s (warm cache)",
+        "README main job, all games (10 deals, numba cache warm, whole process)",
+        "`gymnasium.make` Rummy 51, numba cache warm",
         "state <= 4 KB per game",
         "skipped (--no-peers)",
     ):
@@ -80,3 +92,9 @@ def test_benchmark_quick_writes_report(tmp_path: Path) -> None:
     assert len(figure_rows) == 12
     for line in figure_rows:
         assert "n/a" not in line, line
+    # every door was measured
+    doors = text.split("## Doors: where users meet the engine")[1].split("## Results: rummy_env")[0]
+    door_rows = [ln for ln in doors.splitlines() if ln.startswith("| ") and ": " in ln]
+    assert len(door_rows) == 12 + 6 + 1, door_rows  # 4 doors x 3 games, 6 first runs, main job
+    for line in door_rows[:12]:
+        assert [c.strip() for c in line.split("|")][2] != "n/a", line
