@@ -9,6 +9,12 @@ move is a discard or a knock), the fiftieth-card offer and knock phases, match e
 manual melds (``auto_meld=False``: the knocker declares a minimum-deadwood arrangement, the
 defender melds and lays off to minimise its final deadwood).
 
+``act`` and ``act_batch`` run compiled code (:mod:`rummy_agents.gin_rules_kernels`: one decision,
+or a batch of rows in order with every tie drawn from the agent's generator), with exactly the
+moves and the generator use of the Python rules below, which stay as the readable reference
+(``act_reference``, ``act_batch_reference``; they also play the rare malformed rows the compiled
+code leaves to them). ``tests/test_gin_rules_compiled.py`` compares the two.
+
 Helpers on 52-bit hand masks (bit ``suit * 13 + rank``) are public for tests and other agents:
 :func:`hand_deadwood`, :func:`deadwood_per_discard`, :func:`completes_meld`,
 :func:`in_best_meld`, :func:`knocker_meld_plan`, :func:`defender_plan`.
@@ -23,7 +29,22 @@ from typing import Any
 import numpy as np
 
 from rummy_agents.base import legal_actions
-from rummy_env.core.jit import kernel
+from rummy_agents.gin_rules_kernels import (
+    FALLBACK,
+    KIND_NOVICE,
+    KIND_PLANNER,
+    KIND_SIMPLE,
+    act_rows,
+    decide,
+    decide_signature,
+)
+
+# the planner's kernels and tables, under the names they had when they lived here
+from rummy_agents.gin_rules_kernels import MELD3 as _MELD3
+from rummy_agents.gin_rules_kernels import OBS_SIZE as _KERNEL_OBS_SIZE
+from rummy_agents.gin_rules_kernels import draw_outlook as _draw_outlook
+from rummy_agents.gin_rules_kernels import feed_risk as _feed_risk  # noqa: F401
+from rummy_agents.gin_rules_kernels import plan_discards as _plan_discards
 from rummy_env.core.melds import (
     GIN_MELD_KINDS,
     GIN_MELD_MASKS,
@@ -45,8 +66,6 @@ _VALUES = [int(v) for v in GIN_VALUES]
 _OBS_SIZE_AUTO = E.observation_size(True)
 _OBS_SIZE_MANUAL = E.observation_size(False)
 TAKE_RULES = ("any_meld", "best_meld")
-_MELD3 = np.array([m for m in _MELDS if bin(m).count("1") == 3], dtype=np.uint64)
-_U1 = np.uint64(1)
 
 
 @lru_cache(maxsize=2)
@@ -250,70 +269,78 @@ def defender_plan(
 # Agents
 
 
-# ---------------------------------------------------------------------------------------------
-# One-draw lookahead for the planner (compiled: ~3,000 exact deadwood solves per discard)
+_SMALL_BATCH = 4
+"""``act_batch`` plays at most this many rows one by one (each tie drawn in Python): passing
+the Generator into compiled code costs about 10 us, more than a few rows."""
+
+_decide_compiled: Any = None
+_F32 = np.dtype(np.float32)
+_I8 = np.dtype(np.int8)
 
 
-@kernel
-def _draw_outlook(hand, unseen, knock_limit, suit_dw, group_opts, group_nopt, spread):
-    """Mean over the unseen cards c of the best deadwood of ``hand + c`` after one discard, and
-    the share of those c that allow a knock (each unseen card equally likely to be drawn).
+def _decide_entry() -> Any:
+    """``decide``'s compiled code for :func:`decide_signature`, called without numba's
+    dispatch (which types every argument first); the callers pass exactly those types.
     """
-    per = np.empty(52, np.int64)
-    total = 0.0
-    knocks = 0
-    n = 0
-    for c in range(52):
-        if unseen >> np.uint64(c) & _U1:
-            b = min_deadwood_per_discard(
-                hand | _U1 << np.uint64(c), per, suit_dw, group_opts, group_nopt, spread
-            )
-            total += b
-            if b <= knock_limit:
-                knocks += 1
-            n += 1
-    if n == 0:
-        return float(min_deadwood(hand, suit_dw, group_opts, group_nopt, spread)), 0.0
-    return total / n, knocks / n
+    global _decide_compiled
+    if _decide_compiled is None:
+        compile_ = getattr(decide, "compile", None)  # absent under NUMBA_DISABLE_JIT
+        _decide_compiled = decide if compile_ is None else compile_(decide_signature())
+    return _decide_compiled
 
 
-@kernel
-def _feed_risk(card, unseen, opp_known, q, melds3):
-    """Probability-like risk that the opponent melds ``card``: over the three-card melds holding
-    it, the chance the opponent holds both other cards (1 for a card known in its hand, ``q`` for
-    an unseen card, 0 for a dead one), combined as independent events.
+def _int8_mask(mask: Any) -> np.ndarray | None:
+    """The mask as an int8 array with the same entries, or None where int8 cannot hold them
+    (the reference then decides: it reads entries as ``== 1`` and as truth values).
     """
-    bit = _U1 << np.uint64(card)
-    miss = 1.0
-    for t in melds3:
-        if t & bit:
-            p = 1.0
-            rest = t & ~bit
-            for e in range(52):
-                if rest >> np.uint64(e) & _U1:
-                    if opp_known >> np.uint64(e) & _U1:
-                        continue
-                    if unseen >> np.uint64(e) & _U1:
-                        p *= q
-                    else:
-                        p = 0.0
-                        break
-            miss *= 1.0 - p
-    return 1.0 - miss
+    try:
+        m = np.asarray(mask)
+        if m.dtype == np.int8:
+            return m
+        if m.dtype == np.bool_:
+            return m.view(np.int8)
+        with np.errstate(invalid="ignore", over="ignore"):
+            m8 = m.astype(np.int8)
+        return m8 if np.array_equal(m8, m) else None
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
-@kernel
-def _plan_discards(
-    hand, cands, unseen, opp_known, q, knock_limit, melds3, suit_dw, group_opts, group_nopt,
-    spread, now, after, risk,
-):  # fmt: skip
-    """For each candidate discard: deadwood now, the draw outlook after it, the feed risk."""
-    for i in range(cands.shape[0]):
-        d = cands[i]
-        h = hand & ~(_U1 << np.uint64(d))
-        now[i] = min_deadwood(h, suit_dw, group_opts, group_nopt, spread)
-        after[i], _ = _draw_outlook(h, unseen, knock_limit, suit_dw, group_opts, group_nopt, spread)
-        risk[i] = _feed_risk(d, unseen, opp_known, q, melds3)
+_KERNEL_KINDS: dict[type, int] = {}
+_DECISION_METHODS = (
+    "act_reference",
+    "_auto_meld",
+    "_kernel_options",
+    "_draw",
+    "_pick",
+    "_discard_or_knock",
+    "_least",
+    "_knocker_meld",
+    "_defender_meld",
+    "_context",
+)
+
+
+def _kernel_kind(cls: type) -> int:
+    """The compiled agent ``cls`` plays (``KIND_*``), or -1 for a subclass that overrides a
+    decision method (it plays its own Python code).
+    """
+    kind = _KERNEL_KINDS.get(cls)
+    if kind is None:
+        kind = -1
+        for base, k in (
+            (GinRummyPlannerAgent, KIND_PLANNER),
+            (GinRummySimpleAgent, KIND_SIMPLE),
+            (GinRummyNoviceAgent, KIND_NOVICE),
+        ):
+            if issubclass(cls, base):
+                same = all(
+                    getattr(cls, f, None) is getattr(base, f, None) for f in _DECISION_METHODS
+                )
+                kind = k if same else -1
+                break
+        _KERNEL_KINDS[cls] = kind
+    return kind
 
 
 class _GinRuleAgent:
@@ -323,6 +350,7 @@ class _GinRuleAgent:
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
+        self._cands = np.empty(52, np.int64)  # the compiled decision's tie candidates
 
     # -- reading ----------------------------------------------------------------------------
     @staticmethod
@@ -336,8 +364,19 @@ class _GinRuleAgent:
             return False
         raise ValueError(f"not a Gin Rummy observation: length {obs.shape[-1]}")
 
+    def _kernel_options(self) -> tuple[int, float, float, float]:
+        """``decide``'s options of this agent: (best_meld, now_weight, risk_weight,
+        take_margin); read at each call, so that changed attributes take effect as in Python.
+        """
+        return 0, 1.0, 0.0, 0.0
+
     def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
         """Choose a legal action for the seat to act.
+
+        Compiled (``rummy_agents.gin_rules_kernels.decide``), with the same moves and the same
+        use of ``self.rng`` as :meth:`act_reference`, which plays the rows the compiled code
+        leaves to it (input it would reject or read out of the usual layout: an empty mask, an
+        observation of unknown length, mask entries that an int8 mask cannot hold).
 
         Args:
             observation: the PettingZoo observation dict (``"observation"``, ``"action_mask"``).
@@ -349,6 +388,52 @@ class _GinRuleAgent:
 
         Raises:
             ValueError: if the mask has no legal action.
+        """
+        kind = _KERNEL_KINDS.get(type(self))
+        if kind is None:
+            kind = _kernel_kind(type(self))
+        if kind >= 0:
+            obs = observation["observation"]
+            mask = observation["action_mask"]
+            if not (type(obs) is np.ndarray and obs.dtype is _F32):
+                try:
+                    obs = np.asarray(obs, dtype=np.float32)
+                except (TypeError, ValueError):
+                    obs = None
+            if not (type(mask) is np.ndarray and mask.dtype is _I8):
+                mask = _int8_mask(mask)
+            if obs is not None and mask is not None and obs.ndim == 1 and mask.ndim == 1:
+                try:
+                    auto = self._auto_meld(obs, view)
+                except Exception:  # noqa: BLE001 - the reference raises it where it would
+                    auto = None
+                if auto is not None and obs.shape[0] >= _KERNEL_OBS_SIZE[auto]:
+                    a = self._decide(obs, mask, kind, auto)
+                    if a != FALLBACK:
+                        return a
+        return self.act_reference(observation, view)
+
+    def _decide(self, obs: np.ndarray, mask: np.ndarray, kind: int, auto: bool) -> int:
+        """One compiled decision of a 1-D float32 row and int8 mask (``FALLBACK`` for the
+        reference); a tie is drawn here, as ``self.rng.integers(n)``.
+        """
+        if not obs.flags.c_contiguous:
+            obs = np.ascontiguousarray(obs)
+        if not mask.flags.c_contiguous:
+            mask = np.ascontiguousarray(mask)
+        best_meld, now_w, risk_w, margin = self._kernel_options()
+        try:
+            cands = self._cands
+        except AttributeError:  # an agent unpickled from before the compiled code
+            cands = self._cands = np.empty(52, np.int64)
+        a, n = _decide_entry()(obs, mask, kind, best_meld, now_w, risk_w, margin, auto, cands)
+        if n:
+            a += int(cands[int(self.rng.integers(n))])
+        return a
+
+    def act_reference(self, observation: Mapping[str, Any], view: Any = None) -> int:
+        """The Python implementation of :meth:`act`: the readable reference of the rules,
+        which the compiled code reproduces move for move (``tests/test_gin_rules_compiled.py``).
         """
         obs = np.asarray(observation["observation"], dtype=np.float32)
         mask = np.asarray(observation["action_mask"])
@@ -377,8 +462,13 @@ class _GinRuleAgent:
     def act_batch(
         self, observations: np.ndarray, masks: np.ndarray, auto_meld: bool | None = None
     ) -> np.ndarray:
-        """One action per row, for the vector env (``rummy_env.make_vec``): a plain loop over
-        :meth:`act` (the agents are stateless, so one agent can play every game and seat).
+        """One action per row, for the vector env (``rummy_env.make_vec``); the agents are
+        stateless, so one agent can play every game and seat.
+
+        Compiled (``rummy_agents.gin_rules_kernels.act_rows``): the rows are played in order,
+        each tie drawn from ``self.rng``, so the actions and the generator's state afterwards
+        are those of :meth:`act_batch_reference` (a loop over :meth:`act_reference`), which
+        also plays any row the compiled code leaves to it.
 
         Args:
             observations: (N, obs_size) observations of the players to act.
@@ -387,14 +477,68 @@ class _GinRuleAgent:
 
         Returns:
             (N,) int64 legal action ids.
+
+        Raises:
+            ValueError: if a mask has no legal action (the rows before it are played).
         """
+        obs = np.asarray(observations)
+        if auto_meld is None:
+            auto_meld = self._auto_meld(obs, None)
+        kind = _kernel_kind(type(self))
+        m = None
+        if kind >= 0:
+            try:
+                auto = bool(auto_meld)
+                raw = np.asarray(masks)
+                m = _int8_mask(raw)
+                obs32 = obs if obs.dtype == np.float32 else obs.astype(np.float32)
+            except (TypeError, ValueError):
+                m = None  # the reference meets the same input (and raises where it did)
+        if (
+            m is None
+            or obs.ndim != 2
+            or m.ndim != 2
+            or obs.shape[0] != m.shape[0]
+            or obs.shape[1] < _KERNEL_OBS_SIZE[auto]
+        ):
+            return self.act_batch_reference(obs, masks, auto_meld)
+        n = obs.shape[0]
+        out = np.empty(n, np.int64)
+        if n <= _SMALL_BATCH:  # below this, unboxing the Generator costs more than the rows
+            for i in range(n):
+                out[i] = self._decide(obs32[i], m[i], kind, auto)
+                if out[i] == FALLBACK:
+                    out[i] = self._act_row_reference(obs, raw, i, auto_meld)
+            return out
+        obs32 = np.ascontiguousarray(obs32)
+        m = np.ascontiguousarray(m)
+        best_meld, now_w, risk_w, margin = self._kernel_options()
+        i = 0
+        while i < n:
+            i = act_rows(
+                obs32, m, i, kind, best_meld, now_w, risk_w, margin, int(auto), self.rng, out
+            )
+            if i < n:
+                out[i] = self._act_row_reference(obs, raw, i, auto_meld)
+                i += 1
+        return out
+
+    def _act_row_reference(self, obs: np.ndarray, masks: Any, i: int, auto_meld: Any) -> int:
+        """Row ``i`` of :meth:`act_batch_reference` (the row the compiled code left to it)."""
+        row = {"observation": obs[i], "action_mask": masks[i]}
+        return self.act_reference(row, _ConfigView(auto_meld))
+
+    def act_batch_reference(
+        self, observations: np.ndarray, masks: np.ndarray, auto_meld: bool | None = None
+    ) -> np.ndarray:
+        """The Python implementation of :meth:`act_batch`: :meth:`act_reference` row by row."""
         obs = np.asarray(observations)
         if auto_meld is None:
             auto_meld = self._auto_meld(obs, None)
         view = _ConfigView(auto_meld)
         return np.array(
             [
-                self.act({"observation": o, "action_mask": m}, view)
+                self.act_reference({"observation": o, "action_mask": m}, view)
                 for o, m in zip(obs, masks, strict=True)
             ],
             dtype=np.int64,
@@ -506,6 +650,9 @@ class GinRummySimpleAgent(_GinRuleAgent):
             raise ValueError(f"take_rule must be one of {TAKE_RULES}, got {take_rule!r}")
         self.take_rule = take_rule
 
+    def _kernel_options(self) -> tuple[int, float, float, float]:
+        return int(self.take_rule != "any_meld"), 1.0, 0.0, 0.0
+
     def _draw(self, hand: int, top: int, mask: np.ndarray) -> int:
         if mask[E.TAKE_DISCARD]:
             test = completes_meld if self.take_rule == "any_meld" else in_best_meld
@@ -560,6 +707,9 @@ class GinRummyPlannerAgent(GinRummySimpleAgent):
         self.risk_weight = float(risk_weight)
         self.now_weight = float(now_weight)
         self.take_margin = float(take_margin)
+
+    def _kernel_options(self) -> tuple[int, float, float, float]:
+        return 0, float(self.now_weight), float(self.risk_weight), float(self.take_margin)
 
     def _context(self, hand: int) -> tuple[int, int, float, int]:
         p = self._pieces
