@@ -88,6 +88,11 @@ def warm_up() -> None:
         for _ in range(50):
             masks = info["action_mask"]
             _, _, _, _, info = vec.step((rng.random(masks.shape) * masks).argmax(1))
+    # the Gin rule agents' batch kernel (the vector envs above hand them at most 4 rows at once)
+    from rummy_agents.gin_rummy_rules import GinRummySimpleAgent  # noqa: PLC0415
+
+    obs, _ = rummy_env.make_vec("gin_rummy", 8, seed=0).reset()
+    GinRummySimpleAgent(seed=0).act_batch(obs["observation"], obs["action_mask"])
 
 
 def verify(out: str) -> None:
