@@ -40,6 +40,13 @@ def test_vector_trajectories_replay(name):
     assert got == want, f"{name}: {_first_difference(got, want)}"
 
 
+@pytest.mark.parametrize("name", sorted(T.GYM_CASES))
+def test_gymnasium_trajectories_replay(name):
+    got = T.play_gym(*T.GYM_CASES[name])
+    want = RECORDED["gym"][name]
+    assert got == want, f"{name}: {_first_difference(got, want)}"
+
+
 def test_feature_sets_replay():
     got = T.feature_digests()
     want = RECORDED["features"]
@@ -51,3 +58,4 @@ def test_feature_sets_replay():
 def test_recording_is_substantial():
     assert sum(len(v) for c in RECORDED["aec"].values() for v in c.values()) > 1000
     assert all(len(v) > 100 for v in RECORDED["vector"].values())
+    assert all(len(v) > 100 for v in RECORDED["gym"].values())

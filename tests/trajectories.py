@@ -13,6 +13,8 @@ Re-record only for an intended behaviour change (and bump the env's ``_vN``)::
 or, for an intended change of an agent (not of an env), only its AEC cases::
 
     python tests/trajectories.py --write --only gin_ppo,rummy51_ppo
+
+(``--only`` also takes the Gymnasium cases, ``GYM_CASES``: the ids with their rule opponents.)
 """
 
 from __future__ import annotations
@@ -89,6 +91,39 @@ VECTOR_CASES: dict[str, tuple[str, dict[str, Any], int, int]] = {
     "vec_five_hundred_rum_3p": ("five_hundred_rum", {"num_players": 3}, 16, 300),
     "vec_rummy51_4p": ("rummy51", {"num_players": 4}, 16, 300),
 }
+
+GYM_CASES: dict[str, tuple[str, dict[str, Any], int | None, int]] = {
+    # name: (Gymnasium id, make kwargs, num_envs (None: gymnasium.make), learner steps); the
+    # ids' default opponents (simple, greedy) unless the kwargs name one
+    "gym_gin": ("rummy/GinRummy-v0", {}, None, 400),
+    "gym_gin_oklahoma_seat1": (
+        "rummy/GinRummy-v0",
+        {"oklahoma": True, "learner_seat": 1, "opponent": "planner"},
+        None,
+        300,
+    ),
+    "gym_gin_novice_match": (
+        "rummy/GinRummy-v0",
+        {"opponent": "novice", "episode": "match", "target": 50},
+        None,
+        300,
+    ),
+    "gym_gin_3p": ("rummy/GinRummy-v0", {"num_players": 3}, None, 200),
+    "gym_five_hundred_rum": ("rummy/FiveHundredRum-v0", {}, None, 300),
+    "gym_five_hundred_rum_3p_hold": (
+        "rummy/FiveHundredRum-v0",
+        {"num_players": 3, "opponent": "greedy@hold_melds=3"},
+        None,
+        200,
+    ),
+    "gym_rummy51": ("rummy/Rummy51-v0", {}, None, 300),
+    "gym_rummy51_hold_open": ("rummy/Rummy51-v0", {"opponent": "greedy@hold_open=3"}, None, 200),
+    "gymvec_gin": ("rummy/GinRummy-v0", {}, 8, 150),
+    "gymvec_gin_simple_best": ("rummy/GinRummy-v0", {"opponent": "simple_best"}, 8, 100),
+    "gymvec_five_hundred_rum": ("rummy/FiveHundredRum-v0", {}, 8, 100),
+    "gymvec_rummy51": ("rummy/Rummy51-v0", {}, 8, 100),
+}
+"""The Gymnasium ids with their rule opponents (recorded before issue 52 made them compiled)."""
 
 MAX_DECISIONS = 3000
 
@@ -180,6 +215,55 @@ def play_vector(game: str, options: dict[str, Any], n: int, steps: int) -> list[
     return out
 
 
+def _gym_info(info: dict[str, Any]) -> str:
+    """A Gymnasium vector info as sorted JSON, the finished-episode entries only in the rows
+    where they are defined (``_final_obs``, ``_final_info``).
+    """
+    out: dict[str, Any] = {}
+    for k, v in info.items():
+        if k in ("final_obs", "final_info") and f"_{k}" in info:
+            rows = info[f"_{k}"]
+            v = {kk: vv[rows] for kk, vv in v.items()} if isinstance(v, dict) else v[rows]
+        out[k] = _plain(v)
+    return json.dumps(out, sort_keys=True)
+
+
+def play_gym(gym_id: str, kwargs: dict[str, Any], num_envs: int | None, steps: int) -> list[str]:
+    """Per-step digests of a Gymnasium id driven by random legal learner actions (and, in the
+    single env, an illegal one now and then, which the env replaces from its own stream).
+    """
+    import gymnasium
+
+    rng = np.random.default_rng(17)
+    if num_envs is not None:
+        venv = gymnasium.make_vec(gym_id, num_envs=num_envs, **kwargs)
+        obs, info = venv.reset(seed=21)
+        out = [_h(obs, _gym_info(info))]
+        for _ in range(steps):
+            masks = venv.action_masks()
+            acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            obs, rew, term, trunc, info = venv.step(acts)
+            out.append(_h(acts, obs, rew, term, trunc, _gym_info(info)))
+        venv.close()
+        return out
+    env = gymnasium.make(gym_id, **kwargs)
+    obs, info = env.reset(seed=21)
+    out = [_h(obs, canonical_info(info))]
+    for k in range(steps):
+        mask = env.unwrapped.action_masks()
+        if k % 37 == 36 and not mask.all():
+            a = int(np.flatnonzero(~mask)[0])
+        else:
+            a = int(rng.choice(np.flatnonzero(mask)))
+        obs, rew, term, trunc, info = env.step(a)
+        out.append(_h(a, obs, float(rew), bool(term), bool(trunc), canonical_info(info)))
+        if term or trunc:
+            obs, info = env.reset()
+            out.append(_h(obs, canonical_info(info)))
+    env.close()
+    return out
+
+
 def feature_digests() -> dict[str, list[str]]:
     """Digests of every learned-agent feature set over observations of played games."""
     out: dict[str, list[str]] = {}
@@ -213,6 +297,7 @@ def record() -> dict[str, Any]:
     for name, (game, options, n, steps) in VECTOR_CASES.items():
         data["vector"][name] = play_vector(game, options, n, steps)
     data["features"] = feature_digests()
+    data["gym"] = {name: play_gym(*case) for name, case in GYM_CASES.items()}
     return data
 
 
@@ -224,6 +309,9 @@ if __name__ == "__main__":
         names = sys.argv[sys.argv.index("--only") + 1].split(",")
         data = json.loads(DATA.read_text())
         for name in names:
+            if name in GYM_CASES:
+                data.setdefault("gym", {})[name] = play_gym(*GYM_CASES[name])
+                continue
             game, options, specs, seeds = AEC_CASES[name]
             data["aec"][name] = {str(s): play_aec(game, options, specs, s) for s in seeds}
     else:
