@@ -213,26 +213,29 @@ class RummySingleAgentEnv(gym.Env):
         return self.aec.possible_agents[self.learner_seat]
 
     def _obs(self) -> np.ndarray:
-        raw = self.aec.observe(self.learner)["observation"]
+        # the learner's observation vector, as ``aec.observe(learner)`` builds it
+        raw = self.aec.game.observe_unchecked(0, self.learner_seat)
         return raw if self.features is None else self.features(raw)
 
     def _finished(self) -> tuple[bool, bool]:
-        names = self.aec.possible_agents
-        term = all(self.aec.terminations[a] for a in names)
-        trunc = any(self.aec.truncations[a] for a in names)
-        return term and not trunc, trunc
+        # the AEC env ends every seat's episode at once, so the learner's flags are everyone's
+        learner = self.aec.possible_agents[self.learner_seat]
+        trunc = self.aec.truncations[learner]
+        return self.aec.terminations[learner] and not trunc, trunc
 
     def _play_opponents(self) -> tuple[float, bool, bool]:
         """Opponents act until the learner's turn or the end; returns (learner reward, term,
         trunc) accumulated over their decisions.
         """
         reward = 0.0
+        aec = self.aec
+        learner = aec.possible_agents[self.learner_seat]
         term, trunc = self._finished()
-        while not (term or trunc) and self.aec.agent_selection != self.learner:
-            agent = self.aec.agent_selection
-            obs = self.aec.observe(agent)
-            self.aec.step(int(self._opponents[agent].act(obs, self._views[agent])))
-            reward += float(self.aec.rewards[self.learner])
+        while not (term or trunc) and aec.agent_selection != learner:
+            agent = aec.agent_selection
+            obs = aec.observe(agent)
+            aec.step(int(self._opponents[agent].act(obs, self._views[agent])))
+            reward += float(aec.rewards[learner])
             term, trunc = self._finished()
         return reward, term, trunc
 
@@ -281,8 +284,8 @@ class RummySingleAgentEnv(gym.Env):
         """One learner decision, then the opponents' decisions up to the learner's next one."""
         if self._done:
             raise RuntimeError("episode is over: call reset()")
-        mask = self.action_masks()
-        a = check_action("action", action)
+        mask = self._mask()
+        a = action if type(action) is int else check_action("action", action)
         illegal = not (0 <= a < self.num_actions and mask[a] == 1)
         if illegal:
             if self.illegal_action == "raise":
@@ -290,18 +293,24 @@ class RummySingleAgentEnv(gym.Env):
             legal = np.flatnonzero(mask)
             a = int(legal[self.np_random.integers(legal.size)])
         self.aec.step(a)
-        reward = float(self.aec.rewards[self.learner])
+        reward = float(self.aec.rewards[self.aec.possible_agents[self.learner_seat]])
         more, term, trunc = self._play_opponents()
         self._done = term or trunc
         info = self._info()
         info["illegal_action"] = illegal
         return self._obs(), reward + more, term, trunc, info
 
+    def _mask(self) -> np.ndarray:
+        """The learner's legal-action mask (int8; the live row of the game, not a copy: read
+        it at once), all zeros once the episode is over.
+        """
+        if self._done or self.aec.agent_selection != self.aec.possible_agents[self.learner_seat]:
+            return np.zeros(self.num_actions, dtype=np.int8)
+        return self.aec._mask_row
+
     def action_masks(self) -> np.ndarray:
         """(A,) bool mask of the learner's legal actions (all False once the episode is over)."""
-        if self._done or self.aec.agent_selection != self.learner:
-            return np.zeros(self.num_actions, dtype=bool)
-        return self.aec.observe(self.learner)["action_mask"].astype(bool)
+        return self._mask().astype(bool)
 
     def render(self) -> str | np.ndarray | None:
         """The table: its text (``"ansi"``) or its picture (``"rgb_array"``, in the view of
