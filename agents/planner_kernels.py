@@ -361,7 +361,7 @@ def plan_best(hand, table, oblig, oblig_new, vals, low_ace, node_limit, out_step
     """``MeldPlanner.best`` of one position.
 
     Args:
-        hand: 53 card counts.
+        hand: 53 card counts (a negative count raises ``ValueError``).
         table: table melds (slots, 6), read up to the first empty slot.
         oblig: card type that must be melded this turn (-1: none).
         oblig_new: the obligation needs a new meld (a lay-off does not do).
@@ -383,6 +383,8 @@ def plan_best(hand, table, oblig, oblig_new, vals, low_ace, node_limit, out_step
     naturals = 0
     rest = 0  # value of the cards not in a new meld: the bound's "melding every card left"
     for x in range(NUM_TYPES):
+        if hand[x] < 0:  # a malformed hand: the frame arrays below would be sized wrong
+            raise ValueError("hand counts must be >= 0")
         avail[x] = hand[x]
         total += hand[x]
         rest += vals[x] * hand[x]
@@ -595,7 +597,8 @@ def plan_best51(hand, table, opened, need, must_open, oblig, taken, layoffs, nod
     until ``node_limit``), the meld holding the owed card ``oblig`` laid first, leaves valid
     only when the new melds reach ``need`` opening points (unless there are none), with a
     meld under ``must_open``, and with a card left to discard; lay-offs (``layoffs``) only once
-    ``opened`` or when the plan has new melds.
+    ``opened`` or when the plan has new melds. A negative count in ``hand`` raises
+    ``ValueError``.
 
     Returns:
         (found, penalty removed, steps), as :func:`plan_best`.
@@ -607,6 +610,8 @@ def plan_best51(hand, table, opened, need, must_open, oblig, taken, layoffs, nod
     total = 0
     naturals = 0
     for x in range(NUM_TYPES):
+        if hand[x] < 0:  # a malformed hand: the frame arrays below would be sized wrong
+            raise ValueError("hand counts must be >= 0")
         avail[x] = hand[x]
         total += hand[x]
         if x < JOKER:
