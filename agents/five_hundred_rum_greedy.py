@@ -67,6 +67,13 @@ A-2-3 worth 1 or 5, jokers 15). The agent (and the learned agents' ``plan`` feat
 search compiled (:class:`rummy_agents.planner_kernels.CompiledMeldPlanner`: the same plans,
 about 100 times faster); :class:`MeldPlanner` is the reference it is tested against.
 
+**Compiled decisions.** ``act`` runs these rules compiled, reading the observation and
+deciding in one numba call (:func:`rummy_agents.joker_greedy_kernels.greedy500_rows`), and
+``act_batch(observations, masks)`` decides many rows in one call once the agent is bound to
+its rule options (:meth:`FiveHundredRumGreedyAgent.bind`). Both choose exactly the actions of
+``act_reference`` (the Python rules, kept as the readable reference) and draw the same
+tie-breaks from the agent's generator (``tests/test_joker_greedy_compiled.py``).
+
 Example:
     >>> from rummy_env import five_hundred_rum_v1
     >>> from rummy_agents.base import SeatView
@@ -528,6 +535,11 @@ class FiveHundredRumGreedyAgent:
         self.hold_melds = None if hold_melds is None else int(hold_melds)
         self.hold_jokers = bool(hold_jokers)
         self._planners: dict[bool, MeldPlanner | CompiledMeldPlanner] = {}
+        self.config: Any = None
+        # the compiled kernel's parameters of the last options seen (see _kernel_params)
+        self._kp_key: tuple[Any, ...] | None = None
+        self._kp: tuple[np.ndarray, np.ndarray] | None = None
+        self._out1 = np.zeros(1, np.int64)
 
     def _planner(self, v51015: bool) -> MeldPlanner | CompiledMeldPlanner:
         if v51015 not in self._planners:
@@ -538,8 +550,187 @@ class FiveHundredRumGreedyAgent:
             self._planners[v51015] = CompiledMeldPlanner(v51015, self.node_limit)
         return self._planners[v51015]
 
+    # -- compiled decisions ----------------------------------------------------------------------
+
+    def bind(self, config: Any) -> FiveHundredRumGreedyAgent:
+        """Fix the rule options this agent plays under (for :meth:`act_batch`, which has no
+        view to read them from); returns the agent.
+
+        Args:
+            config: the rule options (a :class:`~rummy_env.rules.five_hundred_rum.config.
+                FiveHundredRumConfig`, or anything with its ``num_players`` and ``deck_size``;
+                ``values_5_10_15``, ``must_meld_discard`` and ``deepest_card_new_meld`` default
+                to off), or ``None`` to unbind.
+
+        Raises:
+            AttributeError: for options without ``num_players`` or ``deck_size``.
+            ValueError: for a player count or deck size that has no layout.
+        """
+        if config is not None:
+            p, d = int(config.num_players), int(config.deck_size)
+            if not 2 <= p <= 8 or d not in (52, 54, 104, 108):
+                raise ValueError(f"no 500 Rum layout has {p} players and {d} cards")
+        self.config = config
+        return self
+
+    @property
+    def act_batch(self) -> Any:
+        """``act_batch(observations, masks, config=None) -> actions``: one action per row,
+        compiled (:meth:`_act_batch`). It exists once the agent knows the rule options
+        (:meth:`bind`): the vector envs call ``act_batch(observations, masks)`` on any agent
+        that has it, without the options, and play agents without it one game at a time
+        through :meth:`act` with each game's view.
+
+        Raises:
+            AttributeError: while no options are bound.
+        """
+        if self.config is None:
+            raise AttributeError(
+                "act_batch needs the rule options: bind(config) first (act() reads them from "
+                "the view)"
+            )
+        return self._act_batch
+
+    def _kernel_params(
+        self, cfg: Any, obs: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The compiled kernel's parameter vector and card values for these rule options (a
+        view's ``config``, or ``None``: the layout inferred from the sizes and the standard
+        options, as :meth:`act_reference` does); ``None`` when the arrays do not fit the
+        layout (the reference then decides, and raises what it raises).
+        """
+        try:
+            key: tuple[Any, ...] = (self.hold_melds, self.hold_jokers, obs.shape, mask.shape)
+            if cfg is not None:
+                key += (
+                    int(cfg.num_players),
+                    int(cfg.deck_size),
+                    bool(getattr(cfg, "values_5_10_15", False)),
+                    bool(getattr(cfg, "must_meld_discard", False)),
+                    bool(getattr(cfg, "deepest_card_new_meld", False)),
+                )
+            if key == self._kp_key:
+                return self._kp
+            if cfg is None:
+                lay = infer_layout(obs.shape[-1], mask.shape[-1])
+                v51015 = must = new = False
+            else:
+                lay = _layout(key[4], key[5])
+                v51015, must, new = key[6:9]
+        except (AttributeError, TypeError, ValueError):
+            return None
+        if obs.shape[-1] != lay.obs_size or mask.shape[-1] != lay.num_actions:
+            return None
+        from rummy_agents.joker_greedy_kernels import params500  # noqa: PLC0415 - import cycle
+
+        planner = self._planner(v51015)  # its node limit, fixed when it was first built
+        prm = params500(lay, v51015, must, new, planner.node_limit, self.hold_melds,
+                        self.hold_jokers)  # fmt: skip
+        self._kp_key, self._kp = key, (prm, planner.values)
+        return self._kp
+
     def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
-        """Choose a legal action.
+        """Choose a legal action: :meth:`act_reference`'s, decided by the compiled kernel
+        (:func:`rummy_agents.joker_greedy_kernels.greedy500_rows`; the reference decides the
+        malformed observations the kernel leaves to it).
+
+        Args:
+            observation: the seat's observation dict (``"observation"``, ``"action_mask"``).
+            view: the seat's :class:`~rummy_agents.base.SeatView`; only ``view.config`` (the rule
+                options) is read. Without a view the layout is inferred from the array sizes
+                and the standard options are assumed.
+
+        Returns:
+            An action id whose mask entry is 1.
+
+        Raises:
+            ValueError: if the mask allows no action.
+        """
+        from rummy_agents.joker_greedy_kernels import (  # noqa: PLC0415 - import cycle
+            NO_LEGAL,
+            as_mask8,
+            decide_one,
+            greedy500_rows,
+        )
+
+        obs = np.asarray(observation["observation"], dtype=np.float32)
+        mask = np.asarray(observation["action_mask"])
+        kp = self._kernel_params(getattr(view, "config", None), obs, mask)
+        if (
+            kp is None
+            or obs.ndim != 1
+            or mask.ndim != 1
+            or type(self.rng) is not np.random.Generator
+        ):
+            return self.act_reference(observation, view)
+        out = self._out1
+        o = (obs if obs.flags.c_contiguous else np.ascontiguousarray(obs)).reshape(1, -1)
+        m = as_mask8(mask)
+        m = (m if m.flags.c_contiguous else np.ascontiguousarray(m)).reshape(1, -1)
+        done = decide_one(greedy500_rows, o, m, kp[0], kp[1], self.rng, out)
+        if done == 1:
+            return int(out[0])
+        if out[0] == NO_LEGAL:
+            legal_actions(mask)  # raises its ValueError
+        return self.act_reference(observation, view)
+
+    def _act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, config: Any = None
+    ) -> np.ndarray:
+        """One action per row, compiled: row ``i`` is what :meth:`act` chooses for
+        ``observations[i]`` and ``masks[i]``, the rows decided in order (so the tie-breaks
+        come from the agent's generator as they would one :meth:`act` at a time).
+
+        Args:
+            observations: (N, obs_size) observations of the players to act.
+            masks: (N, A) action masks.
+            config: the rule options (default: the ones bound by :meth:`bind`).
+
+        Returns:
+            (N,) int64 legal action ids.
+
+        Raises:
+            ValueError: for arrays of other shapes than the options' layout, or a row whose
+                mask allows no action (before any row is decided).
+        """
+        from rummy_agents.joker_greedy_kernels import (  # noqa: PLC0415 - import cycle
+            ConfigView,
+            as_mask8,
+            check_batch,
+            greedy500_rows,
+        )
+
+        cfg = self.config if config is None else config
+        obs = np.ascontiguousarray(observations, dtype=np.float32)
+        m = np.asarray(masks)
+        check_batch(obs, m)
+        out = np.empty(obs.shape[0], np.int64)
+        if obs.shape[0] == 0:
+            return out
+        if type(self.rng) is not np.random.Generator:  # the kernel draws from a Generator only
+            view = ConfigView(cfg)
+            for i in range(obs.shape[0]):
+                out[i] = self.act_reference({"observation": obs[i], "action_mask": m[i]}, view)
+            return out
+        kp = self._kernel_params(cfg, obs[0], m[0])
+        if kp is None:
+            raise ValueError(
+                f"observations and masks of {obs.shape[1]} and {m.shape[1]} columns are not "
+                f"those of the rule options {cfg!r}"
+            )
+        m8 = np.ascontiguousarray(as_mask8(m))
+        start = 0
+        while start < obs.shape[0]:
+            start = greedy500_rows(obs, m8, kp[0], kp[1], self.rng, out, start)
+            if start < obs.shape[0]:  # a row the kernel leaves to the reference
+                row = {"observation": obs[start], "action_mask": m[start]}
+                out[start] = self.act_reference(row, ConfigView(cfg))
+                start += 1
+        return out
+
+    def act_reference(self, observation: Mapping[str, Any], view: Any = None) -> int:
+        """Choose a legal action by the Python rules (the readable reference the compiled
+        :meth:`act` is tested against: the same actions, the same draws from ``rng``).
 
         Args:
             observation: the seat's observation dict (``"observation"``, ``"action_mask"``).

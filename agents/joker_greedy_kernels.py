@@ -1,0 +1,615 @@
+"""Compiled, batched decisions of the joker games' greedy rule agents: the same moves as the
+Python rules of :class:`rummy_agents.five_hundred_rum_greedy.FiveHundredRumGreedyAgent`
+(kept there as ``act_reference``), one compiled call for a whole batch of decisions.
+
+:func:`greedy500_rows` reads each row's flat observation and action mask exactly as the Python
+agent does (the same float arithmetic: ``float32`` products where numpy multiplies ``float32``
+arrays, ``float64`` where the agent reads Python floats, round half to even), plans with the
+compiled planners of :mod:`rummy_agents.planner_kernels` and takes the same draw, call, play and
+discard decisions. Rows are decided in order, and every tie-break is drawn from the agent's own
+``numpy.random.Generator`` (numba's ``gen.integers(0, n)`` draws what numpy's
+``gen.integers(n)`` draws, advancing the same state), so the agent's random stream stays the
+same, bit for bit (``tests/test_joker_greedy_compiled.py``).
+
+Rows the kernel does not decide itself, all of them malformed observations (a value that is not
+finite or out of range, a table meld without a natural card, a pile card that is no card, more
+cards than the buffers hold), stop the batch: the kernel returns that row's index, the caller
+lets the Python reference decide it (raising whatever the reference raises) and calls the kernel
+again from the next row. Exact either way.
+
+The layout and the options reach the kernel as one int64 vector (:func:`params500`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rummy_agents.joker_rollouts import greedy_discard_score
+from rummy_agents.planner_kernels import (
+    STEP_JOKER,
+    STEP_LAYOFF,
+    STEP_MELD,
+    fit_natural,
+    plan_best,
+    plan_turn,
+)
+from rummy_env.core.jit import entry_point, kernel
+from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
+from rummy_env.encodings import five_hundred_rum as E5
+
+JOKER = 52
+NUM_TYPES = 53
+MAX_STEPS = 256
+"""Rows of a plan's step buffer: more than any hand with the cards it may take (a deck holds at
+most 108 cards); a malformed hand holding more is left to the reference."""
+BIG = 1.0e6
+"""Observation values beyond this (or not finite) are malformed: such rows go to the reference."""
+SKIP = -1
+"""A row the kernel leaves to the Python reference."""
+NO_LEGAL = -2
+"""A mask without a legal action."""
+
+# -- Python helpers ------------------------------------------------------------------------------
+
+
+class ConfigView:
+    """A stand-in for a seat's view holding only the rule options (what the greedy agents
+    read from a view), for the rows the reference decides in a batch.
+    """
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+
+
+def as_mask8(mask: np.ndarray) -> np.ndarray:
+    """An action mask as the int8 array the kernels read: an entry is legal when it equals 1
+    and allows a plan step when it is not 0 (the agents test ``mask == 1`` for their legal
+    actions and ``mask[a]`` for the steps). int8 masks pass as they are, bool and uint8 masks
+    as int8 views; others are recoded (1: 1, another nonzero: 2, 0: 0).
+    """
+    if mask.dtype == np.int8:
+        return mask
+    if mask.dtype == np.bool_ or mask.dtype == np.uint8:
+        return mask.view(np.int8)  # 255 reads as -1: nonzero, not 1, as before
+    return np.where(mask == 1, 1, np.where(mask != 0, 2, 0)).astype(np.int8)
+
+
+def check_batch(obs: np.ndarray, masks: np.ndarray) -> None:
+    """The checks of a batch before any row is decided.
+
+    Raises:
+        ValueError: for arrays that are not (N, O) and (N, A), or rows whose mask allows no
+            action (naming the first few).
+    """
+    if obs.ndim != 2 or masks.ndim != 2 or obs.shape[0] != masks.shape[0]:
+        raise ValueError(
+            f"observations and masks must be (N, obs_size) and (N, num_actions) arrays, got "
+            f"shapes {obs.shape} and {masks.shape}"
+        )
+    if masks.shape[0] and masks.shape[1] == 0:
+        raise ValueError("action_mask has no legal action (all entries are 0)")
+    empty = ~(masks == 1).any(axis=1)
+    if empty.any():
+        rows = np.flatnonzero(empty)[:10].tolist()
+        raise ValueError(f"action_mask has no legal action (all entries are 0) in row(s) {rows}")
+
+
+_ENTRIES: dict[tuple[Any, ...], Any] = {}
+
+
+def decide_one(kernel_fn: Any, obs: np.ndarray, mask: np.ndarray, *args: Any) -> int:
+    """``kernel_fn(obs, mask, *args, out, 0)`` for a single row, through the compiled code
+    without numba's dispatch (``core.jit.entry_point``: typing the arguments, the generator
+    above all, costs more than many decisions). ``obs`` (1, O) float32 and ``mask`` (1, A)
+    int8 must be C-contiguous, ``args`` the kernel's int64 vectors and ``numpy.random.Generator``
+    then a (1,) int64 output; returns the kernel's return value (1: decided, into the output).
+    """
+    key = (kernel_fn, obs.flags.writeable, mask.flags.writeable)
+    fn = _ENTRIES.get(key)
+    if fn is None:
+        fn = _ENTRIES[key] = entry_point(kernel_fn, obs, mask, *args, 0)
+    return fn(obs, mask, *args, 0)
+
+
+# -- the parameter vector of 500 Rum ------------------------------------------------------------
+
+(
+    K_P, K_D, K_M, K_TAKE, K_MELD, K_LAYOFF, K_JOKER, K_DISCARD, K_PASS, K_NA, K_OBS,
+    K_HAND, K_PILE, K_PCOUNT, K_KNOWN, K_KIND, K_CARDS, K_MJOK, K_ENDS, K_HSIZE, K_PHASE,
+    K_OBLIG, K_V51015, K_MUST, K_NEW, K_NODES, K_HOLD, K_HOLD_J, K_SIZE,
+) = range(29)  # fmt: skip
+
+
+def params500(
+    lay: E5.Layout,
+    values_5_10_15: bool,
+    must_meld_discard: bool,
+    deepest_card_new_meld: bool,
+    node_limit: int,
+    hold_melds: int | None,
+    hold_jokers: bool,
+) -> np.ndarray:
+    """The int64 vector :func:`greedy500_rows` reads: the layout's sizes, action ranges and
+    piece offsets, the rule options the agent reads and the agent's options (``hold_melds``
+    ``None`` is -1).
+    """
+    p = np.zeros(K_SIZE, np.int64)
+    p[K_P] = lay.num_players
+    p[K_D] = lay.deck_size
+    p[K_M] = lay.max_melds
+    p[K_TAKE] = lay.take_base
+    p[K_MELD] = lay.meld_base
+    p[K_LAYOFF] = lay.layoff_base
+    p[K_JOKER] = lay.joker_base
+    p[K_DISCARD] = lay.discard_base
+    p[K_PASS] = lay.pass_action
+    p[K_NA] = lay.num_actions
+    p[K_OBS] = lay.obs_size
+    for k, name in (
+        (K_HAND, "hand"), (K_PILE, "pile_sequence"), (K_PCOUNT, "pile_counts"),
+        (K_KNOWN, "known"), (K_KIND, "meld_kind"), (K_CARDS, "meld_cards"),
+        (K_MJOK, "meld_jokers"), (K_ENDS, "meld_ends"), (K_HSIZE, "hand_sizes"),
+        (K_PHASE, "phase"), (K_OBLIG, "obligation"),
+    ):  # fmt: skip
+        p[k] = lay.offset(name)
+    p[K_V51015] = bool(values_5_10_15)
+    p[K_MUST] = bool(must_meld_discard)
+    p[K_NEW] = bool(deepest_card_new_meld)
+    p[K_NODES] = int(node_limit)
+    p[K_HOLD] = -1 if hold_melds is None else int(hold_melds)
+    p[K_HOLD_J] = bool(hold_jokers)
+    return p
+
+
+# -- reading an observation ----------------------------------------------------------------------
+
+
+@kernel(inline="always")
+def _count(x):
+    """``np.rint(x * 2)`` of a float32 count piece, as an integer."""
+    return np.int64(np.rint(x * np.float32(2.0)))
+
+
+@kernel
+def row_ok(obs, b):
+    """Are all of row ``b``'s values finite and within :data:`BIG` (else the reference reads
+    it)?
+    """
+    for i in range(obs.shape[1]):
+        v = obs[b, i]
+        if not (-BIG < v < BIG):
+            return False
+    return True
+
+
+@kernel
+def read_hand(obs, b, off, hand):
+    """53 counts of the piece at ``off`` into ``hand``; False for a negative count."""
+    for x in range(NUM_TYPES):
+        hand[x] = _count(obs[b, off + x])
+        if hand[x] < 0:
+            return False
+    return True
+
+
+@kernel
+def read_table(obs, b, o_kind, o_cards, o_jok, o_ends, m_slots, table):
+    """The table melds of row ``b`` into ``table`` ((slots, 6), zero after them), as
+    ``five_hundred_rum_greedy.table_melds`` reads them; -1 where that reading fails (a meld
+    without a natural card, ends or joker counts out of range).
+    """
+    n = 0
+    for m in range(m_slots):
+        if obs[b, o_kind + 2 * m] + obs[b, o_kind + 2 * m + 1] > np.float32(0.5):
+            n += 1
+    for m in range(table.shape[0]):
+        for f in range(6):
+            table[m, f] = 0
+    for m in range(n):  # the first n slots, as the Python reading assumes
+        first = -1
+        nat = 0
+        for c in range(52):
+            if obs[b, o_cards + 52 * m + c] > np.float32(0.5):
+                if first < 0:
+                    first = c
+                nat += 1 << (c // 13)  # a sum, as the Python reading builds it
+        if first < 0:
+            return -1
+        if obs[b, o_kind + 2 * m] > np.float32(0.5):
+            jok = np.int64(np.rint(np.float64(obs[b, o_jok + 14 * m]) * 4.0))
+            if jok < 0 or jok > 4:
+                return -1
+            table[m, 0] = 1
+            table[m, 1] = first % 13
+            table[m, 4] = nat
+            table[m, 5] = jok
+        else:
+            lo = np.int64(np.rint(np.float64(obs[b, o_ends + 2 * m]) * 13.0))
+            hi = np.int64(np.rint(np.float64(obs[b, o_ends + 2 * m + 1]) * 13.0))
+            if lo < 0 or hi > 13 or lo > hi:
+                return -1
+            jok = 0
+            for p in range(14):
+                if obs[b, o_jok + 14 * m + p] > np.float32(0.5):
+                    jok |= 1 << p
+            table[m, 0] = 2
+            table[m, 1] = first // 13
+            table[m, 2] = lo
+            table[m, 3] = hi
+            table[m, 4] = ((1 << (hi + 1)) - (1 << lo)) & ~jok
+            table[m, 5] = jok
+    return n
+
+
+@kernel
+def one_hot(obs, b, off, n):
+    """``argmax`` of a one-hot piece if its largest value is over 0.5, else -1."""
+    best = 0
+    for i in range(1, n):
+        if obs[b, off + i] > obs[b, off + best]:
+            best = i
+    return best if obs[b, off + best] > np.float32(0.5) else -1
+
+
+@kernel
+def arg_max(obs, b, off, n):
+    """``np.argmax`` of a piece (the first largest)."""
+    best = 0
+    for i in range(1, n):
+        if obs[b, off + i] > obs[b, off + best]:
+            best = i
+    return best
+
+
+@kernel(inline="always")
+def truthy(masks, b, a):
+    """``mask[a]`` as the agent tests it (``if mask[a]``; legal means ``== 1``)."""
+    return masks[b, a] != 0
+
+
+@kernel
+def step_action(steps, q, meld_base, layoff_base, joker_base, m_slots):
+    """The action of plan step ``q`` (``FiveHundredRumGreedyAgent._step_action``)."""
+    kind = steps[q, 0]
+    if kind == STEP_MELD:
+        return meld_base + steps[q, 1]
+    if kind == STEP_LAYOFF:
+        return layoff_base + steps[q, 1] * m_slots + steps[q, 2]
+    return joker_base + 2 * steps[q, 1] + steps[q, 2]
+
+
+@kernel(inline="always")
+def allowed(masks, b, a):
+    """``0 <= a < mask.shape[0] and mask[a]``."""
+    return 0 <= a < masks.shape[1] and masks[b, a] != 0
+
+
+# -- 500 Rum ---------------------------------------------------------------------------------------
+
+
+@kernel
+def _take_nets500(call, hand, table, pile, n_pile, masks, b, prm, vals, low_ace, nets, depths,
+                  hand2, steps, left):  # fmt: skip
+    """(net, depth) of every legal TAKE_DISCARD (``_take_nets``) into ``nets`` / ``depths``;
+    returns how many, or -1 when a take reaches past the pile (the reference decides).
+    """
+    d_size = prm[K_D]
+    take = prm[K_TAKE]
+    must = prm[K_MUST] != 0
+    new_meld = prm[K_NEW] != 0
+    nodes = prm[K_NODES]
+    n = 0
+    base = -1
+    for d in range(d_size):
+        if masks[b, take + d] != 1:
+            continue
+        if d + 1 > n_pile:
+            return -1
+        if base < 0:
+            found, pts, _ = plan_best(hand, table, -1, False, vals, low_ace, nodes, steps, left)
+            base = pts if found else 0
+        total = 0
+        for x in range(NUM_TYPES):
+            hand2[x] = hand[x]
+            total += hand[x]
+        for i in range(d + 1):
+            hand2[pile[i]] += 1
+        if total + d + 1 > MAX_STEPS:
+            return -1
+        oblig = pile[d] if (call or d >= 1 or must) else -1
+        oblig_new = new_meld and not call and oblig >= 0
+        found, pts, _ = plan_turn(hand2, table, oblig, oblig_new, vals, low_ace, nodes, steps,
+                                  left)  # fmt: skip
+        if not found:
+            continue
+        held = 0
+        for x in range(NUM_TYPES):
+            t = 0
+            for i in range(d + 1):
+                if pile[i] == x:
+                    t += 1
+            if t:
+                held += min(left[x], t) * vals[x]
+        nets[n] = pts - base - held
+        depths[n] = d
+        n += 1
+    return n
+
+
+@kernel
+def _best_take(nets, depths, n, positive):
+    """The depth of the largest net (shallowest on ties; only nets > 0 with ``positive``);
+    -1 if none.
+    """
+    best = -1
+    for i in range(n):
+        if positive and nets[i] <= 0:
+            continue
+        if best < 0 or nets[i] > nets[best]:
+            best = i
+    return -1 if best < 0 else depths[best]
+
+
+@kernel
+def _placement_points500(a, hand, table, n_table, prm, vals, low_ace):
+    """Points a legal meld or lay-off action scores (``_placement_points``)."""
+    if a < prm[K_LAYOFF]:
+        t = a - prm[K_MELD]
+        if TPL_KIND[t] == 1:
+            r = np.int64(TPL_A[t])
+            suits = np.int64(TPL_B[t])
+            pts = 0
+            for q in range(4):
+                if suits >> q & 1:
+                    pts += vals[q * 13 + r]
+            return pts + 15 * np.int64(TPL_C[t])
+        s = np.int64(TPL_A[t])
+        pts = 0
+        for pos in range(np.int64(TPL_B[t]), np.int64(TPL_C[t]) + 1):
+            x = s * 13 + (0 if pos == 13 else pos)
+            if hand[x] > 0:
+                pts += low_ace if pos == 0 else vals[x]
+            else:
+                pts += 15
+        return pts
+    if a < prm[K_JOKER]:
+        m_slots = prm[K_M]
+        c = (a - prm[K_LAYOFF]) // m_slots
+        m = (a - prm[K_LAYOFF]) % m_slots
+        pos = fit_natural(table, m, c) if m < n_table else -1
+        return low_ace if pos == 0 else vals[c]
+    return 15
+
+
+@kernel
+def _discard500(obs, b, masks, prm, hand, table, n_table, keep_left, vals, rng, cands, scores,
+                nxt, pcount):  # fmt: skip
+    """The discard (``_discard``): the legal card of the highest score, ties drawn from
+    ``rng``; only cards the held plan leaves in hand (``keep_left[0] >= 0``) when there are
+    such.
+    """
+    base = prm[K_DISCARD]
+    n = 0
+    first = -1
+    for a in range(masks.shape[1]):
+        if masks[b, a] == 1:
+            if first < 0:
+                first = a
+            if a >= base and a - base < NUM_TYPES:
+                cands[n] = a - base
+                n += 1
+    if n == 0:
+        return first
+    if keep_left[0] >= 0:
+        loose = 0
+        for i in range(n):
+            if keep_left[cands[i]] > 0:
+                loose += 1
+        if loose > 0:  # throw only cards the plan leaves in hand: the held melds stay whole
+            j = 0
+            for i in range(n):
+                if keep_left[cands[i]] > 0:
+                    cands[j] = cands[i]
+                    j += 1
+            n = loose
+    o_known = prm[K_KNOWN]
+    o_pc = prm[K_PCOUNT]
+    for x in range(NUM_TYPES):
+        nxt[x] = _count(obs[b, o_known + x])
+        pcount[x] = _count(obs[b, o_pc + x])
+    best = 0
+    for i in range(n):
+        c = cands[i]
+        fits = False
+        for k in range(n_table):
+            if fit_natural(table, k, c) >= 0:
+                fits = True
+                break
+        scores[i] = greedy_discard_score(hand, nxt, pcount, fits, c, vals)
+        if i == 0 or scores[i] > best:
+            best = scores[i]
+    ties = 0
+    for i in range(n):
+        if scores[i] == best:
+            cands[ties] = cands[i]
+            ties += 1
+    pick = cands[rng.integers(0, ties)] if ties > 1 else cands[0]
+    return base + pick
+
+
+@kernel
+def greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps, left,
+                  nets, depths, cands, scores, nxt, pcount, keep):  # fmt: skip
+    """The action of row ``b`` (``FiveHundredRumGreedyAgent.act_reference``), :data:`SKIP`
+    for a row left to the reference, :data:`NO_LEGAL` for a mask without a legal action.
+    """
+    n_legal = 0
+    first = -1
+    for a in range(masks.shape[1]):
+        if masks[b, a] == 1:
+            n_legal += 1
+            if first < 0:
+                first = a
+            if n_legal > 1:
+                break
+    if n_legal == 0:
+        return NO_LEGAL
+    if n_legal == 1:
+        return first
+    if not row_ok(obs, b):
+        return SKIP
+    if not read_hand(obs, b, prm[K_HAND], hand):
+        return SKIP
+    total = 0
+    for x in range(NUM_TYPES):
+        total += hand[x]
+    if total > MAX_STEPS:
+        return SKIP
+    n_table = read_table(obs, b, prm[K_KIND], prm[K_CARDS], prm[K_MJOK], prm[K_ENDS], prm[K_M],
+                         table)  # fmt: skip
+    if n_table < 0:
+        return SKIP
+    d_size = prm[K_D]
+    o_pile = prm[K_PILE]
+    n_pile = 0
+    for i in range(d_size):
+        if obs[b, o_pile + i] > 0:
+            n_pile += 1
+    for i in range(n_pile):
+        # (v * 53) in float32, as numpy multiplies a float32 scalar by a Python int
+        pile[i] = np.int64(np.rint(obs[b, o_pile + i] * np.float32(53.0))) - 1
+        if pile[i] < 0 or pile[i] >= NUM_TYPES:
+            return SKIP
+    v51015 = prm[K_V51015] != 0
+    low_ace = 5 if v51015 else 1
+    phase = arg_max(obs, b, prm[K_PHASE], E5.NUM_PHASES)
+    take = prm[K_TAKE]
+    if phase == E5.PH_DRAW or phase == E5.PH_CALL:
+        call = phase == E5.PH_CALL
+        n = _take_nets500(call, hand, table, pile, n_pile, masks, b, prm, vals, low_ace, nets,
+                          depths, hand2, steps, left)  # fmt: skip
+        if n < 0:
+            return SKIP
+        if not call:
+            d = _best_take(nets, depths, n, True)
+            if d >= 0:
+                return take + d
+            if truthy(masks, b, 0):
+                return 0
+            if truthy(masks, b, prm[K_PASS]):
+                return prm[K_PASS]
+            return first
+        if n == 0:
+            for a in range(take, prm[K_MELD]):
+                if masks[b, a] == 1:
+                    return a
+            return prm[K_PASS]
+        return take + _best_take(nets, depths, n, False)
+    # play
+    oblig = one_hot(obs, b, prm[K_OBLIG], NUM_TYPES)
+    new_meld = prm[K_NEW] != 0
+    found, _, ns = plan_turn(hand, table, oblig, new_meld and oblig >= 0, vals, low_ace,
+                             prm[K_NODES], steps, left)  # fmt: skip
+    meld_base = prm[K_MELD]
+    layoff_base = prm[K_LAYOFF]
+    joker_base = prm[K_JOKER]
+    discard_base = prm[K_DISCARD]
+    m_slots = prm[K_M]
+    keep[0] = -1
+    if found:
+        hold = prm[K_HOLD]
+        holding = hold >= 0 and oblig < 0
+        if holding:
+            n_left = 0
+            for x in range(NUM_TYPES):
+                n_left += left[x]
+            holding = n_left > 1
+        if holding:
+            any_discard = False
+            for a in range(discard_base, masks.shape[1]):
+                if masks[b, a] == 1:
+                    any_discard = True
+                    break
+            holding = any_discard
+        if holding:
+            o_sizes = prm[K_HSIZE]
+            for q in range(1, prm[K_P]):
+                if not np.rint(obs[b, o_sizes + q] * np.float32(13.0)) > hold:
+                    holding = False
+                    break
+        if holding:
+            # lay off naturals onto the table's melds only; keep the rest for going out
+            hold_j = prm[K_HOLD_J] != 0
+            for q in range(ns):
+                kind = steps[q, 0]
+                if (kind == STEP_LAYOFF and steps[q, 2] < n_table) or (
+                    kind == STEP_JOKER and steps[q, 1] < n_table and not hold_j
+                ):
+                    a = step_action(steps, q, meld_base, layoff_base, joker_base, m_slots)
+                    if allowed(masks, b, a):
+                        return a
+            for x in range(NUM_TYPES):
+                keep[x] = left[x]
+            return _discard500(obs, b, masks, prm, hand, table, n_table, keep, vals, rng, cands,
+                               scores, nxt, pcount)  # fmt: skip
+        for q in range(ns):
+            a = step_action(steps, q, meld_base, layoff_base, joker_base, m_slots)
+            if allowed(masks, b, a):
+                return a
+    best_a = -1
+    best_p = 0
+    for a in range(meld_base, discard_base):
+        if masks[b, a] == 1:
+            p = _placement_points500(a, hand, table, n_table, prm, vals, low_ace)
+            if best_a < 0 or p > best_p:
+                best_a = a
+                best_p = p
+    if best_a >= 0:
+        return best_a
+    return _discard500(obs, b, masks, prm, hand, table, n_table, keep, vals, rng, cands, scores,
+                       nxt, pcount)  # fmt: skip
+
+
+@kernel
+def greedy500_rows(obs, masks, prm, vals, rng, out, start):
+    """Actions of rows ``start``.. of ``obs`` (B, O) float32 and ``masks`` (B, A) int8 into
+    ``out``, in order; returns the first row left to the reference (:data:`SKIP`) or without a
+    legal action, else B. ``vals``: card values (``planner_kernels.card_values``).
+    """
+    nb = obs.shape[0]
+    hand = np.empty(NUM_TYPES, np.int64)
+    hand2 = np.empty(NUM_TYPES, np.int64)
+    table = np.zeros((prm[K_M], 6), np.int64)
+    pile = np.empty(prm[K_D], np.int64)
+    steps = np.empty((MAX_STEPS, 3), np.int64)
+    left = np.empty(NUM_TYPES, np.int64)
+    nets = np.empty(prm[K_D], np.int64)
+    depths = np.empty(prm[K_D], np.int64)
+    cands = np.empty(NUM_TYPES, np.int64)
+    scores = np.empty(NUM_TYPES, np.int64)
+    nxt = np.empty(NUM_TYPES, np.int64)
+    pcount = np.empty(NUM_TYPES, np.int64)
+    keep = np.empty(NUM_TYPES, np.int64)
+    for b in range(start, nb):
+        a = greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps, left,
+                          nets, depths, cands, scores, nxt, pcount, keep)  # fmt: skip
+        if a < 0:
+            out[b] = a
+            return b
+        out[b] = a
+    return nb
+
+
+__all__: list[str] = [
+    "NO_LEGAL",
+    "ConfigView",
+    "as_mask8",
+    "check_batch",
+    "decide_one",
+    "SKIP",
+    "greedy500_rows",
+    "params500",
+    "row_ok",
+]

@@ -1,0 +1,274 @@
+"""The compiled greedy agents of the joker games against their Python reference.
+
+``FiveHundredRumGreedyAgent.act`` / ``act_batch`` run the kernels of
+``rummy_agents.joker_greedy_kernels``; ``act_reference`` is the Python rules. On decisions of
+real games (``rummy_env.make_vec``, hypothesis over the rule options and the agent's options,
+the agents' moves mixed with random legal ones) both must choose every action alike and leave
+their generators in the same state. Malformed observations (which the kernel leaves to the
+reference) must give the same action or the same error.
+
+Sizes: ``RUMMY_GREEDY_DIFF_SCALE`` multiplies the examples (default 1: the CI run, about a
+minute on two cores with warm numba caches); the decisions compared are printed with ``-s``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rummy_env
+from rummy_agents.base import SeatView
+from rummy_agents.five_hundred_rum_greedy import FiveHundredRumGreedyAgent
+from rummy_agents.joker_greedy_kernels import ConfigView
+from rummy_env import five_hundred_rum_v1
+from rummy_env.rules.five_hundred_rum.config import FiveHundredRumConfig
+
+SCALE = float(os.environ.get("RUMMY_GREEDY_DIFF_SCALE", "1"))
+COMPARED: dict[str, int] = {}
+"""Decisions compared per family (printed at the end of the module with ``-s``)."""
+
+
+def examples(n: int) -> int:
+    return max(1, int(round(n * SCALE)))
+
+
+def same_state(a: np.random.Generator, b: np.random.Generator) -> bool:
+    return a.bit_generator.state == b.bit_generator.state
+
+
+def compare_games(
+    game: str,
+    options: dict[str, Any],
+    make: Callable[[int], Any],
+    seed: int,
+    n_envs: int,
+    steps: int,
+    random_frac: float,
+    family: str,
+) -> None:
+    """Play ``n_envs`` games of ``rummy_env.make_vec`` for ``steps`` rounds; at every round
+    the compiled agent decides every row (row 0 by ``act``, the rest by ``act_batch``) and the
+    reference agent (same seed) decides them in the same order with ``act_reference``: the
+    actions and the generators' states must be equal. The games then play the agent's action,
+    or with probability ``random_frac`` a random legal one.
+    """
+    venv = rummy_env.make_vec(game, n_envs, seed=seed, **options)
+    cfg = venv.config
+    compiled = make(seed).bind(cfg)
+    ref = make(seed)
+    view = ConfigView(cfg)
+    rng = np.random.default_rng(seed)
+    obs, _ = venv.reset()
+    for step in range(steps):
+        o, m = obs["observation"], obs["action_mask"]
+        got = np.empty(n_envs, np.int64)
+        got[0] = compiled.act({"observation": o[0], "action_mask": m[0]}, view)
+        got[1:] = compiled.act_batch(o[1:], m[1:])
+        want = [
+            ref.act_reference({"observation": o[i], "action_mask": m[i]}, view)
+            for i in range(n_envs)
+        ]
+        assert got.tolist() == want, (step, np.flatnonzero(got != np.array(want)), options)
+        assert same_state(compiled.rng, ref.rng), (step, options)
+        assert np.all(m[np.arange(n_envs), got] == 1)
+        acts = got.copy()
+        for i in np.flatnonzero(rng.random(n_envs) < random_frac):
+            acts[i] = rng.choice(np.flatnonzero(m[i]))
+        obs, *_ = venv.step(acts)
+    COMPARED[family] = COMPARED.get(family, 0) + n_envs * steps
+    if os.environ.get("RUMMY_GREEDY_DIFF_VERBOSE"):
+        print(family, options, getattr(compiled, "__dict__", {}).get("hold_melds"), seed)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_counts():
+    yield
+    for family, n in sorted(COMPARED.items()):
+        print(f"\n{family}: {n} decisions compared")
+
+
+# -- 500 Rum -------------------------------------------------------------------------------------
+
+
+@st.composite
+def options500(draw: st.DrawFn) -> dict[str, Any]:
+    p = draw(st.integers(2, 8))
+    opts: dict[str, Any] = {
+        "num_players": p,
+        "no_jokers": draw(st.booleans()),
+        "values_5_10_15": draw(st.booleans()),
+        "rummy_call": draw(st.sampled_from(["full", "layoff_only", "none"])),
+        "must_meld_discard": draw(st.booleans()),
+        "deepest_card_new_meld": draw(st.booleans()),
+        "going_out": draw(
+            st.sampled_from(["any", "discard_required", "floating", "unplayable_discard"])
+        ),
+        "episode": draw(st.sampled_from(["hand", "game"])),
+        "target": draw(st.sampled_from([100, 500])),
+        "max_pile_draws": draw(st.sampled_from([5, 100])),
+    }
+    if p <= 4 and draw(st.booleans()):
+        opts["num_decks"] = 2
+    if p >= 7:
+        opts["num_decks"] = 2  # one deck cannot deal 7 cards to 7 or 8 players without jokers
+    FiveHundredRumConfig.from_kwargs(**opts)  # valid
+    return opts
+
+
+agent500 = st.fixed_dictionaries(
+    {
+        "hold_melds": st.one_of(st.none(), st.integers(0, 8)),
+        "hold_jokers": st.booleans(),
+        "node_limit": st.sampled_from([3000, 3000, 40]),
+    }
+)
+
+
+@settings(
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=True,
+)
+@given(options=options500(), agent=agent500, seed=st.integers(0, 2**20))
+def test_greedy500_compiled_matches_reference(options, agent, seed):
+    compare_games(
+        "five_hundred_rum",
+        options,
+        lambda s: FiveHundredRumGreedyAgent(seed=s, **agent),
+        seed,
+        n_envs=16,
+        steps=100,
+        random_frac=0.25,
+        family="500 Rum greedy",
+    )
+
+
+def test_greedy500_default_games_match_reference():
+    """The standard rules with the default agent and ``hold_melds=3``, many decisions."""
+    for k, agent in enumerate([{}, {"hold_melds": 3}, {"hold_melds": 2, "hold_jokers": False}]):
+        compare_games(
+            "five_hundred_rum",
+            {"num_players": 2 + k},
+            lambda s, a=agent: FiveHundredRumGreedyAgent(seed=s, **a),
+            100 + k,
+            n_envs=16,
+            steps=examples(60),
+            random_frac=0.2,
+            family="500 Rum greedy",
+        )
+
+
+def test_greedy500_act_matches_reference_in_the_aec_env():
+    """``act`` with a seat's view and without one (the layout inferred), one decision at a
+    time.
+    """
+    env = five_hundred_rum_v1.raw_env(num_players=3, values_5_10_15=True)
+    env.reset(seed=3)
+    agents = [FiveHundredRumGreedyAgent(seed=4, hold_melds=1) for _ in range(4)]
+    rng = np.random.default_rng(0)
+    for _ in range(examples(400)):
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            env.reset(seed=int(rng.integers(1 << 20)))
+            continue
+        obs = env.observe(name)
+        view = SeatView(env, name)
+        a = agents[0].act(obs, view)
+        assert a == agents[1].act_reference(obs, view)
+        assert agents[2].act(obs) == agents[3].act_reference(obs)
+        assert same_state(agents[0].rng, agents[1].rng)
+        assert same_state(agents[2].rng, agents[3].rng)
+        env.step(a if rng.random() < 0.8 else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def outcome(fn: Callable[[], int]) -> tuple[str, Any]:
+    try:
+        return "action", fn()
+    except Exception as e:  # noqa: BLE001 - the same error either way
+        return type(e).__name__, str(e)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
+def test_greedy500_malformed_observations_decide_as_the_reference():
+    """Values the kernel leaves to the reference (not finite, out of range, pieces that do not
+    read as a table): the same action, or the same error, and the same generator state.
+    """
+    env = five_hundred_rum_v1.raw_env(num_players=2)
+    env.reset(seed=8)
+    lay = env.layout
+    rng = np.random.default_rng(1)
+    a, b = FiveHundredRumGreedyAgent(seed=2), FiveHundredRumGreedyAgent(seed=2)
+    n = 0
+    for _ in range(examples(300)):
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            env.reset(seed=int(rng.integers(1 << 20)))
+            continue
+        obs = env.observe(name)
+        bad = obs["observation"].copy()
+        piece = lay.pieces[int(rng.integers(len(lay.pieces)))]
+        i = piece.offset + int(rng.integers(piece.size))
+        bad[i] = rng.choice([np.nan, np.inf, -1.0, 0.3, 0.5, 1.0, 2.0, 3.7, 1e7])
+        mask = obs["action_mask"]
+        if rng.random() < 0.1:
+            mask = np.zeros_like(mask)
+        row = {"observation": bad, "action_mask": mask}
+        view = SeatView(env, name)
+        assert outcome(lambda r=row, v=view: a.act(r, v)) == outcome(
+            lambda r=row, v=view: b.act_reference(r, v)
+        )
+        assert same_state(a.rng, b.rng)
+        n += 1
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert n > 0
+
+
+def test_greedy500_act_batch_needs_the_options_and_checks_its_input():
+    agent = FiveHundredRumGreedyAgent(seed=0)
+    assert not hasattr(agent, "act_batch")  # the vector envs then play it through act()
+    with pytest.raises(AttributeError, match="bind"):
+        agent.act_batch  # noqa: B018
+    cfg = FiveHundredRumConfig(num_players=3)
+    assert agent.bind(cfg) is agent and hasattr(agent, "act_batch")
+    venv = rummy_env.make_vec("five_hundred_rum", 4, seed=0, num_players=3)
+    obs, _ = venv.reset()
+    o, m = obs["observation"], obs["action_mask"]
+    assert agent.act_batch(o[:0], m[:0]).shape == (0,)
+    state = agent.rng.bit_generator.state
+    masks = m.copy()
+    masks[2] = 0
+    with pytest.raises(ValueError, match=r"no legal action .* row\(s\) \[2\]"):
+        agent.act_batch(o, masks)
+    with pytest.raises(ValueError, match="shapes"):
+        agent.act_batch(o[0], m[0])
+    with pytest.raises(ValueError, match="not those of the rule options"):
+        agent.act_batch(o[:, :-1], m)
+    assert agent.rng.bit_generator.state == state  # nothing was decided
+    # the options passed to a call win over the bound ones; bool masks do as int8 masks
+    two = rummy_env.make_vec("five_hundred_rum", 4, seed=0)
+    o2, m2 = (two.reset()[0][k] for k in ("observation", "action_mask"))
+    x = FiveHundredRumGreedyAgent(seed=5).bind(cfg).act_batch(o2, m2 == 1, two.config)
+    y = FiveHundredRumGreedyAgent(seed=5).bind(two.config).act_batch(o2, m2)
+    assert x.tolist() == y.tolist()
+    assert agent.bind(None) is agent and not hasattr(agent, "act_batch")
+    with pytest.raises(ValueError, match="no 500 Rum layout"):
+        agent.bind(type("Options", (), {"num_players": 9, "deck_size": 108})())
+
+
+def test_the_compiled_planners_refuse_a_negative_count():
+    """A malformed hand used to size the planners' frames wrong (a crash of the process)."""
+    from rummy_agents.planner_kernels import CompiledMeldPlanner, CompiledRummy51Planner
+
+    hand = [0] * 53
+    hand[5] = -1
+    with pytest.raises(ValueError, match=">= 0"):
+        CompiledMeldPlanner().best(hand, [])
+    with pytest.raises(ValueError, match=">= 0"):
+        CompiledRummy51Planner().best(hand, [], opened=True)
