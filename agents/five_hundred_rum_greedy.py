@@ -501,7 +501,173 @@ def _counts(x: np.ndarray) -> list[int]:
 # The agent
 
 
-class FiveHundredRumGreedyAgent:
+class CompiledDecisions:
+    """``act``, ``act_batch`` and ``bind`` of a rule agent whose rules run compiled: a kernel
+    of :mod:`rummy_agents.joker_greedy_kernels` decides rows of observations in order (the
+    same actions as the agent's ``act_reference``, the Python rules, with the same draws from
+    its generator ``rng``) and leaves the rows it does not decide (malformed observations) to
+    ``act_reference``. Subclasses give the kernel, its parameters and the options check.
+    """
+
+    rng: np.random.Generator
+    config: Any = None
+    _out1: np.ndarray  # act()'s output row
+
+    def act_reference(self, observation: Mapping[str, Any], view: Any = None) -> int:
+        """The Python rules (subclasses)."""
+        raise NotImplementedError
+
+    def _rows_kernel(self) -> Any:
+        """The compiled ``rows(obs, masks, *params, rng, out, start)`` (subclasses)."""
+        raise NotImplementedError
+
+    def _kernel_params(self, cfg: Any, obs: np.ndarray, mask: np.ndarray) -> tuple[Any, ...] | None:
+        """The kernel's parameters for these rule options (``None``: a view-less call) and a
+        row's 1-D arrays, or ``None`` where they do not fit the layout (subclasses).
+        """
+        raise NotImplementedError
+
+    def _check_options(self, config: Any) -> None:
+        """Raise for rule options the agent cannot play (subclasses)."""
+        raise NotImplementedError
+
+    def _compiled_ok(self) -> bool:
+        """Do the kernels play as this agent does: its generator a ``numpy.random.Generator``
+        (what they draw from) and its planners the compiled ones (which they run)? Else the
+        reference decides (the agent's planner may be swapped for the Python one to compare).
+        """
+        raise NotImplementedError
+
+    def bind(self, config: Any) -> Any:
+        """Fix the rule options this agent plays under (for :meth:`act_batch`, which has no
+        view to read them from); returns the agent.
+
+        Args:
+            config: the game's rule options (its config class, or anything with the attributes
+                the agent reads from ``view.config``), or ``None`` to unbind.
+
+        Raises:
+            AttributeError: for options without the player count (or deck size).
+            ValueError: for a player count or deck size that has no layout.
+        """
+        if config is not None:
+            self._check_options(config)
+        self.config = config
+        return self
+
+    @property
+    def act_batch(self) -> Any:
+        """``act_batch(observations, masks, config=None) -> actions``: one action per row,
+        compiled (:meth:`_act_batch`). It exists once the agent knows the rule options
+        (:meth:`bind`): the vector envs call ``act_batch(observations, masks)`` on any agent
+        that has it, without the options, and play agents without it one game at a time
+        through :meth:`act`, with each game's view.
+
+        Raises:
+            AttributeError: while no options are bound.
+        """
+        if self.config is None:
+            raise AttributeError(
+                "act_batch needs the rule options: bind(config) first (act() reads them from "
+                "the view)"
+            )
+        return self._act_batch
+
+    def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
+        """Choose a legal action: :meth:`act_reference`'s, decided by the compiled kernel (the
+        reference decides the malformed observations the kernel leaves to it, and decides
+        everything when the agent's planner or generator was replaced by another kind).
+
+        Args:
+            observation: the seat's observation dict (``"observation"``, ``"action_mask"``).
+            view: the seat's :class:`~rummy_agents.base.SeatView`; only ``view.config`` (the rule
+                options) is read. Without a view the layout is inferred from the array sizes
+                and the default options are assumed.
+
+        Returns:
+            An action id whose mask entry is 1.
+
+        Raises:
+            ValueError: if the mask allows no action.
+        """
+        from rummy_agents.joker_greedy_kernels import (  # noqa: PLC0415 - import cycle
+            NO_LEGAL,
+            as_mask8,
+            decide_one,
+        )
+
+        obs = np.asarray(observation["observation"], dtype=np.float32)
+        mask = np.asarray(observation["action_mask"])
+        kp = self._kernel_params(getattr(view, "config", None), obs, mask)
+        if kp is None or obs.ndim != 1 or mask.ndim != 1 or not self._compiled_ok():
+            return self.act_reference(observation, view)
+        out = self._out1
+        o = (obs if obs.flags.c_contiguous else np.ascontiguousarray(obs)).reshape(1, -1)
+        m = as_mask8(mask)
+        m = (m if m.flags.c_contiguous else np.ascontiguousarray(m)).reshape(1, -1)
+        if decide_one(self._rows_kernel(), o, m, *kp, self.rng, out) == 1:
+            return int(out[0])
+        if out[0] == NO_LEGAL:
+            legal_actions(mask)  # raises its ValueError
+        return self.act_reference(observation, view)
+
+    def _act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, config: Any = None
+    ) -> np.ndarray:
+        """One action per row, compiled: row ``i`` is what :meth:`act` chooses for
+        ``observations[i]`` and ``masks[i]`` with these options, the rows decided in order
+        (so the tie-breaks are drawn from the agent's generator as one :meth:`act` at a time
+        draws them).
+
+        Args:
+            observations: (N, obs_size) observations of the players to act.
+            masks: (N, A) action masks.
+            config: the rule options (default: the ones bound by :meth:`bind`).
+
+        Returns:
+            (N,) int64 legal action ids.
+
+        Raises:
+            ValueError: for arrays of other shapes than the options' layout, or a row whose
+                mask allows no action (before any row is decided).
+        """
+        from rummy_agents.joker_greedy_kernels import (  # noqa: PLC0415 - import cycle
+            ConfigView,
+            as_mask8,
+            check_batch,
+        )
+
+        cfg = self.config if config is None else config
+        obs = np.ascontiguousarray(observations, dtype=np.float32)
+        m = np.asarray(masks)
+        check_batch(obs, m)
+        out = np.empty(obs.shape[0], np.int64)
+        if obs.shape[0] == 0:
+            return out
+        view = ConfigView(cfg)
+        kp = self._kernel_params(cfg, obs[0], m[0])
+        if kp is None:
+            raise ValueError(
+                f"observations and masks of {obs.shape[1]} and {m.shape[1]} columns are not "
+                f"those of the rule options {cfg!r}"
+            )
+        if not self._compiled_ok():
+            for i in range(obs.shape[0]):
+                out[i] = self.act_reference({"observation": obs[i], "action_mask": m[i]}, view)
+            return out
+        m8 = np.ascontiguousarray(as_mask8(m))
+        rows = self._rows_kernel()
+        start = 0
+        while start < obs.shape[0]:
+            start = rows(obs, m8, *kp, self.rng, out, start)
+            if start < obs.shape[0]:  # a row the kernel leaves to the reference
+                row = {"observation": obs[start], "action_mask": m[start]}
+                out[start] = self.act_reference(row, view)
+                start += 1
+        return out
+
+
+class FiveHundredRumGreedyAgent(CompiledDecisions):
     """Greedy 500 Rum player (rules in the module docstring).
 
     Args:
@@ -541,63 +707,33 @@ class FiveHundredRumGreedyAgent:
         self._kp: tuple[np.ndarray, np.ndarray] | None = None
         self._out1 = np.zeros(1, np.int64)
 
-    def _planner(self, v51015: bool) -> MeldPlanner | CompiledMeldPlanner:
-        if v51015 not in self._planners:
-            # the compiled planner: MeldPlanner's plans (tests/test_planner_kernels.py), ~100x
-            # faster; imported here because it imports this module
-            from rummy_agents.planner_kernels import CompiledMeldPlanner
+    # -- the compiled kernel's hooks (CompiledDecisions) --------------------------------------
 
-            self._planners[v51015] = CompiledMeldPlanner(v51015, self.node_limit)
-        return self._planners[v51015]
+    def _rows_kernel(self) -> Any:
+        from rummy_agents.joker_greedy_kernels import greedy500_rows  # noqa: PLC0415
 
-    # -- compiled decisions ----------------------------------------------------------------------
+        return greedy500_rows
 
-    def bind(self, config: Any) -> FiveHundredRumGreedyAgent:
-        """Fix the rule options this agent plays under (for :meth:`act_batch`, which has no
-        view to read them from); returns the agent.
+    def _check_options(self, config: Any) -> None:
+        p, d = int(config.num_players), int(config.deck_size)
+        if not 2 <= p <= 8 or d not in (52, 54, 104, 108):
+            raise ValueError(f"no 500 Rum layout has {p} players and {d} cards")
 
-        Args:
-            config: the rule options (a :class:`~rummy_env.rules.five_hundred_rum.config.
-                FiveHundredRumConfig`, or anything with its ``num_players`` and ``deck_size``;
-                ``values_5_10_15``, ``must_meld_discard`` and ``deepest_card_new_meld`` default
-                to off), or ``None`` to unbind.
+    def _compiled_ok(self) -> bool:
+        from rummy_agents.planner_kernels import CompiledMeldPlanner  # noqa: PLC0415
 
-        Raises:
-            AttributeError: for options without ``num_players`` or ``deck_size``.
-            ValueError: for a player count or deck size that has no layout.
-        """
-        if config is not None:
-            p, d = int(config.num_players), int(config.deck_size)
-            if not 2 <= p <= 8 or d not in (52, 54, 104, 108):
-                raise ValueError(f"no 500 Rum layout has {p} players and {d} cards")
-        self.config = config
-        return self
-
-    @property
-    def act_batch(self) -> Any:
-        """``act_batch(observations, masks, config=None) -> actions``: one action per row,
-        compiled (:meth:`_act_batch`). It exists once the agent knows the rule options
-        (:meth:`bind`): the vector envs call ``act_batch(observations, masks)`` on any agent
-        that has it, without the options, and play agents without it one game at a time
-        through :meth:`act` with each game's view.
-
-        Raises:
-            AttributeError: while no options are bound.
-        """
-        if self.config is None:
-            raise AttributeError(
-                "act_batch needs the rule options: bind(config) first (act() reads them from "
-                "the view)"
-            )
-        return self._act_batch
+        return type(self.rng) is np.random.Generator and all(
+            type(p) is CompiledMeldPlanner for p in self._planners.values()
+        )
 
     def _kernel_params(
         self, cfg: Any, obs: np.ndarray, mask: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """The compiled kernel's parameter vector and card values for these rule options (a
-        view's ``config``, or ``None``: the layout inferred from the sizes and the standard
-        options, as :meth:`act_reference` does); ``None`` when the arrays do not fit the
-        layout (the reference then decides, and raises what it raises).
+        """``(params, card values)`` of :func:`~rummy_agents.joker_greedy_kernels.
+        greedy500_rows` for these rule options (a view's ``config``, or ``None``: the layout
+        inferred from the sizes and the standard options, as :meth:`act_reference` does);
+        ``None`` when the arrays do not fit the layout (the reference then decides, and
+        raises what it raises).
         """
         try:
             key: tuple[Any, ...] = (self.hold_melds, self.hold_jokers, obs.shape, mask.shape)
@@ -629,104 +765,14 @@ class FiveHundredRumGreedyAgent:
         self._kp_key, self._kp = key, (prm, planner.values)
         return self._kp
 
-    def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
-        """Choose a legal action: :meth:`act_reference`'s, decided by the compiled kernel
-        (:func:`rummy_agents.joker_greedy_kernels.greedy500_rows`; the reference decides the
-        malformed observations the kernel leaves to it).
+    def _planner(self, v51015: bool) -> MeldPlanner | CompiledMeldPlanner:
+        if v51015 not in self._planners:
+            # the compiled planner: MeldPlanner's plans (tests/test_planner_kernels.py), ~100x
+            # faster; imported here because it imports this module
+            from rummy_agents.planner_kernels import CompiledMeldPlanner
 
-        Args:
-            observation: the seat's observation dict (``"observation"``, ``"action_mask"``).
-            view: the seat's :class:`~rummy_agents.base.SeatView`; only ``view.config`` (the rule
-                options) is read. Without a view the layout is inferred from the array sizes
-                and the standard options are assumed.
-
-        Returns:
-            An action id whose mask entry is 1.
-
-        Raises:
-            ValueError: if the mask allows no action.
-        """
-        from rummy_agents.joker_greedy_kernels import (  # noqa: PLC0415 - import cycle
-            NO_LEGAL,
-            as_mask8,
-            decide_one,
-            greedy500_rows,
-        )
-
-        obs = np.asarray(observation["observation"], dtype=np.float32)
-        mask = np.asarray(observation["action_mask"])
-        kp = self._kernel_params(getattr(view, "config", None), obs, mask)
-        if (
-            kp is None
-            or obs.ndim != 1
-            or mask.ndim != 1
-            or type(self.rng) is not np.random.Generator
-        ):
-            return self.act_reference(observation, view)
-        out = self._out1
-        o = (obs if obs.flags.c_contiguous else np.ascontiguousarray(obs)).reshape(1, -1)
-        m = as_mask8(mask)
-        m = (m if m.flags.c_contiguous else np.ascontiguousarray(m)).reshape(1, -1)
-        done = decide_one(greedy500_rows, o, m, kp[0], kp[1], self.rng, out)
-        if done == 1:
-            return int(out[0])
-        if out[0] == NO_LEGAL:
-            legal_actions(mask)  # raises its ValueError
-        return self.act_reference(observation, view)
-
-    def _act_batch(
-        self, observations: np.ndarray, masks: np.ndarray, config: Any = None
-    ) -> np.ndarray:
-        """One action per row, compiled: row ``i`` is what :meth:`act` chooses for
-        ``observations[i]`` and ``masks[i]``, the rows decided in order (so the tie-breaks
-        come from the agent's generator as they would one :meth:`act` at a time).
-
-        Args:
-            observations: (N, obs_size) observations of the players to act.
-            masks: (N, A) action masks.
-            config: the rule options (default: the ones bound by :meth:`bind`).
-
-        Returns:
-            (N,) int64 legal action ids.
-
-        Raises:
-            ValueError: for arrays of other shapes than the options' layout, or a row whose
-                mask allows no action (before any row is decided).
-        """
-        from rummy_agents.joker_greedy_kernels import (  # noqa: PLC0415 - import cycle
-            ConfigView,
-            as_mask8,
-            check_batch,
-            greedy500_rows,
-        )
-
-        cfg = self.config if config is None else config
-        obs = np.ascontiguousarray(observations, dtype=np.float32)
-        m = np.asarray(masks)
-        check_batch(obs, m)
-        out = np.empty(obs.shape[0], np.int64)
-        if obs.shape[0] == 0:
-            return out
-        if type(self.rng) is not np.random.Generator:  # the kernel draws from a Generator only
-            view = ConfigView(cfg)
-            for i in range(obs.shape[0]):
-                out[i] = self.act_reference({"observation": obs[i], "action_mask": m[i]}, view)
-            return out
-        kp = self._kernel_params(cfg, obs[0], m[0])
-        if kp is None:
-            raise ValueError(
-                f"observations and masks of {obs.shape[1]} and {m.shape[1]} columns are not "
-                f"those of the rule options {cfg!r}"
-            )
-        m8 = np.ascontiguousarray(as_mask8(m))
-        start = 0
-        while start < obs.shape[0]:
-            start = greedy500_rows(obs, m8, kp[0], kp[1], self.rng, out, start)
-            if start < obs.shape[0]:  # a row the kernel leaves to the reference
-                row = {"observation": obs[start], "action_mask": m[start]}
-                out[start] = self.act_reference(row, ConfigView(cfg))
-                start += 1
-        return out
+            self._planners[v51015] = CompiledMeldPlanner(v51015, self.node_limit)
+        return self._planners[v51015]
 
     def act_reference(self, observation: Mapping[str, Any], view: Any = None) -> int:
         """Choose a legal action by the Python rules (the readable reference the compiled

@@ -1,23 +1,27 @@
 """Compiled, batched decisions of the joker games' greedy rule agents: the same moves as the
-Python rules of :class:`rummy_agents.five_hundred_rum_greedy.FiveHundredRumGreedyAgent`
-(kept there as ``act_reference``), one compiled call for a whole batch of decisions.
+Python rules of :class:`rummy_agents.five_hundred_rum_greedy.FiveHundredRumGreedyAgent` and
+:class:`rummy_agents.rummy51_greedy.Rummy51GreedyAgent` (kept there as ``act_reference``), in
+one compiled call for a whole batch of decisions (their ``act`` is a batch of one).
 
-:func:`greedy500_rows` reads each row's flat observation and action mask exactly as the Python
-agent does (the same float arithmetic: ``float32`` products where numpy multiplies ``float32``
-arrays, ``float64`` where the agent reads Python floats, round half to even), plans with the
-compiled planners of :mod:`rummy_agents.planner_kernels` and takes the same draw, call, play and
-discard decisions. Rows are decided in order, and every tie-break is drawn from the agent's own
-``numpy.random.Generator`` (numba's ``gen.integers(0, n)`` draws what numpy's
-``gen.integers(n)`` draws, advancing the same state), so the agent's random stream stays the
-same, bit for bit (``tests/test_joker_greedy_compiled.py``).
+:func:`greedy500_rows` and :func:`greedy51_rows` read each row's flat observation and action
+mask exactly as the Python agents do (the same float arithmetic: ``float32`` products where
+numpy multiplies ``float32`` arrays, ``float64`` where the agents read Python floats, rounding
+half to even), plan with the compiled planners of :mod:`rummy_agents.planner_kernels` and take
+the same draw, call, retrieval, play and discard decisions. Rows are decided in order, and every
+tie-break is drawn from the agent's own ``numpy.random.Generator`` (numba's
+``gen.integers(0, n)`` draws what numpy's ``gen.integers(n)`` draws, advancing the same
+state), so the agent's random stream stays the same, bit for bit
+(``tests/test_joker_greedy_compiled.py``).
 
-Rows the kernel does not decide itself, all of them malformed observations (a value that is not
-finite or out of range, a table meld without a natural card, a pile card that is no card, more
-cards than the buffers hold), stop the batch: the kernel returns that row's index, the caller
-lets the Python reference decide it (raising whatever the reference raises) and calls the kernel
-again from the next row. Exact either way.
+Rows the kernels do not decide themselves, all of them malformed observations (a value that is
+not finite or beyond :data:`BIG`, a negative count, a table meld without a natural card or
+with ends out of range, a pile card that is no card, a joker retrieval of a card the hand does
+not hold, more cards than the buffers hold), stop the batch: the kernel returns that row's
+index, the caller lets the Python reference decide it (raising whatever the reference raises)
+and calls the kernel again from the next row. Exact either way.
 
-The layout and the options reach the kernel as one int64 vector (:func:`params500`).
+The layout and the options reach a kernel as one int64 vector (:func:`params500`,
+:func:`params51`), so each kernel compiles once for every player count and rule option.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from rummy_agents import rummy51_greedy as R51
 from rummy_agents.joker_rollouts import greedy_discard_score
 from rummy_agents.planner_kernels import (
     STEP_JOKER,
@@ -33,11 +38,13 @@ from rummy_agents.planner_kernels import (
     STEP_MELD,
     fit_natural,
     plan_best,
+    plan_best51,
     plan_turn,
 )
 from rummy_env.core.jit import entry_point, kernel
 from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.encodings import five_hundred_rum as E5
+from rummy_env.encodings import rummy51 as E51
 
 JOKER = 52
 NUM_TYPES = 53
@@ -602,6 +609,465 @@ def greedy500_rows(obs, masks, prm, vals, rng, out, start):
     return nb
 
 
+# -- Rummy 51 --------------------------------------------------------------------------------------
+
+(
+    R_P, R_M, R_MELD, R_LAYOFF, R_JOKER, R_RETRIEVE, R_DISCARD, R_NA, R_OBS,
+    R_HAND, R_PILE, R_KNOWN, R_KIND, R_CARDS, R_MJOK, R_ENDS, R_HSIZE, R_OPENED, R_ELIM,
+    R_PHASE, R_OPTS, R_OBLIG, R_TAKEN, R_OWED,
+    R_THRESH, R_DD_OPEN, R_NODES, R_TAKE_ANY, R_NEAR_ORDER, R_JOKER_OUT, R_HOLD, R_HOLD_OPEN,
+    R_SIZE,
+) = range(33)  # fmt: skip
+
+R_DRAW_STOCK = 0
+R_TAKE_DISCARD = 1
+PENALTY51 = np.array(R51.PENALTY, np.int64)
+"""Penalty of each card type left in hand (``rummy51_greedy.PENALTY``)."""
+
+
+def _near_tables() -> tuple[np.ndarray, np.ndarray]:
+    width = max(len(n) for n in R51.NEAR)
+    near = np.full((52, width), -1, np.int64)
+    weight = np.zeros((52, width), np.int64)
+    for c, cards in enumerate(R51.NEAR):
+        for i, x in enumerate(cards):
+            near[c, i] = x
+            # links(): 1 for the same suit two ranks away, else 2
+            weight[c, i] = 1 if x // 13 == c // 13 and R51.rank_gap(c % 13, x % 13) == 2 else 2
+    return near, weight
+
+
+NEAR51, LINK51 = _near_tables()
+"""``rummy51_greedy.NEAR`` as rows padded with -1, and each near card's weight in ``links``."""
+
+
+def params51(
+    lay: E51.Layout,
+    opening_threshold: int,
+    discard_draw_requires_opening: bool,
+    node_limit: int,
+    take_gain: str,
+    near_order: bool,
+    joker_layoff: str,
+    hold_melds: int | None,
+    hold_open: int | None,
+) -> np.ndarray:
+    """The int64 vector :func:`greedy51_rows` reads: the layout's sizes, action ranges and
+    piece offsets, the rule options the agent reads and the agent's options (``None`` counts
+    are -1).
+    """
+    p = np.zeros(R_SIZE, np.int64)
+    p[R_P] = lay.num_players
+    p[R_M] = lay.max_melds
+    p[R_MELD] = lay.meld_base
+    p[R_LAYOFF] = lay.layoff_base
+    p[R_JOKER] = lay.joker_base
+    p[R_RETRIEVE] = lay.retrieve_base
+    p[R_DISCARD] = lay.discard_base
+    p[R_NA] = lay.num_actions
+    p[R_OBS] = lay.obs_size
+    for k, name in (
+        (R_HAND, "hand"), (R_PILE, "pile_sequence"), (R_KNOWN, "known"), (R_KIND, "meld_kind"),
+        (R_CARDS, "meld_cards"), (R_MJOK, "meld_jokers"), (R_ENDS, "meld_ends"),
+        (R_HSIZE, "hand_sizes"), (R_OPENED, "opened"), (R_ELIM, "eliminated"),
+        (R_PHASE, "phase"), (R_OPTS, "opening_points"), (R_OBLIG, "obligation"),
+        (R_TAKEN, "taken_single"), (R_OWED, "owed_jokers"),
+    ):  # fmt: skip
+        p[k] = lay.offset(name)
+    p[R_THRESH] = int(opening_threshold)
+    p[R_DD_OPEN] = bool(discard_draw_requires_opening)
+    p[R_NODES] = int(node_limit)
+    p[R_TAKE_ANY] = take_gain == "any"
+    p[R_NEAR_ORDER] = bool(near_order)
+    p[R_JOKER_OUT] = joker_layoff == "out"
+    p[R_HOLD] = -1 if hold_melds is None else int(hold_melds)
+    p[R_HOLD_OPEN] = -1 if hold_open is None else int(hold_open)
+    return p
+
+
+@kernel
+def retrieve_card(table, m, k):
+    """Natural that takes a joker's place in table row ``m`` at run position / group suit
+    ``k`` (-1: none), as ``rummy51_greedy.retrieve_card``.
+    """
+    key = table[m, 1]
+    nat = table[m, 4]
+    jok = table[m, 5]
+    if table[m, 0] == 1:
+        n = 0
+        x = nat
+        while x:
+            x &= x - 1
+            n += 1
+        if k >= 4 or jok < 1 or (nat >> k) & 1 or n + jok != 3:
+            return -1
+        return k * 13 + key
+    if not (jok >> k) & 1:
+        return -1
+    return key * 13 + (0 if k == 13 else k)
+
+
+@kernel
+def can_retrieve(table, n_table, c):
+    """Can natural ``c`` take a joker's place in some table meld (``rummy51_greedy``)?"""
+    if c >= 52:
+        return False
+    s = c // 13
+    r = c % 13
+    for m in range(n_table):
+        if table[m, 5] == 0:
+            continue
+        if table[m, 0] == 1:
+            if retrieve_card(table, m, s) == c:
+                return True
+        elif r == 0:
+            if retrieve_card(table, m, 0) == c or retrieve_card(table, m, 13) == c:
+                return True
+        elif retrieve_card(table, m, r) == c:
+            return True
+    return False
+
+
+@kernel
+def _laid51(obs, b, prm, opened):
+    """Opening points laid this turn (``_plan``: 0 once opened)."""
+    if opened:
+        return 0
+    thr = max(prm[R_THRESH], 1)
+    return np.int64(np.rint(np.float64(obs[b, prm[R_OPTS]]) * np.float64(thr)))
+
+
+@kernel
+def _plan51(obs, b, prm, opened, hand, table, taken, oblig, steps, left):
+    """``Rummy51GreedyAgent._plan``: (found, penalty removed, steps)."""
+    laid = _laid51(obs, b, prm, opened)
+    return plan_best51(hand, table, opened, prm[R_THRESH] - laid, laid > 0 or oblig >= 0, oblig,
+                       taken, True, prm[R_NODES], steps, left)  # fmt: skip
+
+
+@kernel
+def _free51(hand, taken, empty, prm, steps, left):
+    """``Rummy51GreedyAgent._free``: the free arrangement (new melds only, no threshold)."""
+    return plan_best51(hand, empty, False, 0, False, -1, taken, False, prm[R_NODES], steps, left)
+
+
+@kernel
+def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, left):
+    """Is the top discard ``d`` worth taking (``_wants``)?"""
+    for x in range(NUM_TYPES):
+        hand2[x] = hand[x]
+    hand2[d] += 1
+    if opened and can_retrieve(table, n_table, d):
+        return True
+    oblig = d if prm[R_DD_OPEN] != 0 and not opened else -1
+    f0, v0, n0 = _plan51(obs, b, prm, opened, hand, table, -1, -1, steps, left)
+    f1, v1, n1 = _plan51(obs, b, prm, opened, hand2, table, d, oblig, steps, left)
+    ok0 = f0 and (opened or n0 > 0)
+    ok1 = f1 and (opened or n1 > 0)
+    need = PENALTY51[d] if prm[R_TAKE_ANY] == 0 else 1
+    if ok1:
+        return (not ok0) or v1 - v0 >= need
+    if ok0:
+        return False
+    g0, w0, _ = _free51(hand, -1, empty, prm, steps, left)
+    g1, w1, _ = _free51(hand2, d, empty, prm, steps, left)
+    return g0 and g1 and w1 - w0 >= need
+
+
+@kernel
+def _others51(obs, b, prm, i):
+    """Is seat-relative player ``i`` still in the hand (not eliminated)?"""
+    return obs[b, prm[R_ELIM] + i] < np.float32(0.5)
+
+
+@kernel
+def _holding51(obs, b, prm, opened, oblig):
+    """``_holding``: do the options keep this turn's new melds in hand?"""
+    k = prm[R_HOLD] if opened else prm[R_HOLD_OPEN]
+    if k < 0:
+        return False
+    if not opened and (oblig >= 0 or obs[b, prm[R_OPTS]] > 0):
+        return False
+    for i in range(1, prm[R_P]):
+        if _others51(obs, b, prm, i):
+            if not np.rint(obs[b, prm[R_HSIZE] + i] * np.float32(13.0)) > k:
+                return False
+    return True
+
+
+@kernel
+def _placement_gain51(a, hand, prm):
+    """Penalty a legal meld or lay-off action removes from the hand (``_placement_gain``)."""
+    if a < prm[R_LAYOFF]:
+        t = a - prm[R_MELD]
+        if TPL_KIND[t] == 1:
+            r = np.int64(TPL_A[t])
+            suits = np.int64(TPL_B[t])
+            g = 0
+            for q in range(4):
+                if suits >> q & 1:
+                    g += PENALTY51[q * 13 + r]
+            return g + 25 * np.int64(TPL_C[t])
+        s = np.int64(TPL_A[t])
+        g = 0
+        for pos in range(np.int64(TPL_B[t]), np.int64(TPL_C[t]) + 1):
+            x = s * 13 + (0 if pos == 13 else pos)
+            g += PENALTY51[x] if hand[x] > 0 else 25
+        return g
+    if a < prm[R_JOKER]:
+        return PENALTY51[(a - prm[R_LAYOFF]) // prm[R_M]]
+    return 25
+
+
+@kernel
+def _tier51(c, hand, prot, nxt, table, n_table):
+    """``_tier``: 0 safe and loose .. 4 a joker."""
+    if c == JOKER:
+        return 4
+    if prot[c] > 0 and hand[c] - prot[c] < 1:
+        return 3
+    for k in range(n_table):
+        if fit_natural(table, k, c) >= 0:
+            return 2
+    if can_retrieve(table, n_table, c):
+        return 2
+    for i in range(NEAR51.shape[1]):
+        x = NEAR51[c, i]
+        if x < 0:
+            break
+        if nxt[x]:
+            return 2
+    for i in range(NEAR51.shape[1]):
+        x = NEAR51[c, i]
+        if x < 0:
+            break
+        if hand[x]:
+            return 1
+    return 0
+
+
+@kernel
+def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps, left,
+               prot, nxt, cands, keys):  # fmt: skip
+    """``_discard``: the lowest (tier, links, -penalty), ties drawn from ``rng``."""
+    base = prm[R_DISCARD]
+    n = 0
+    first = -1
+    for a in range(masks.shape[1]):
+        if masks[b, a] == 1:
+            if first < 0:
+                first = a
+            if a >= base:
+                cands[n] = a - base
+                n += 1
+    if n == 0:
+        return first
+    found, _, _ = _free51(hand, taken, empty, prm, steps, left)
+    for x in range(NUM_TYPES):
+        prot[x] = hand[x] - left[x] if found else hand[x]
+        nxt[x] = 0
+    for i in range(1, prm[R_P]):
+        if _others51(obs, b, prm, i):
+            off = prm[R_KNOWN] + (i - 1) * NUM_TYPES
+            for x in range(NUM_TYPES):
+                nxt[x] = _count(obs[b, off + x])
+            break
+    near_order = prm[R_NEAR_ORDER] != 0
+    best = 0
+    for i in range(n):
+        c = cands[i]
+        if c >= NUM_TYPES:  # not a card: the reference decides (it fails reading it)
+            return SKIP
+        tier = _tier51(c, hand, prot, nxt, table, n_table)
+        tie = 0
+        if near_order and tier == 1:  # links(hand, c)
+            for j in range(NEAR51.shape[1]):
+                x = NEAR51[c, j]
+                if x < 0:
+                    break
+                if hand[x]:
+                    tie += LINK51[c, j]
+        keys[i, 0] = tier
+        keys[i, 1] = tie
+        keys[i, 2] = -PENALTY51[c]
+        if i > 0:
+            better = keys[i, 0] < keys[best, 0] or (
+                keys[i, 0] == keys[best, 0]
+                and (
+                    keys[i, 1] < keys[best, 1]
+                    or (keys[i, 1] == keys[best, 1] and keys[i, 2] < keys[best, 2])
+                )
+            )
+            if better:
+                best = i
+    ties = 0
+    k0 = keys[best, 0]
+    k1 = keys[best, 1]
+    k2 = keys[best, 2]
+    for i in range(n):
+        if keys[i, 0] == k0 and keys[i, 1] == k1 and keys[i, 2] == k2:
+            cands[ties] = cands[i]
+            ties += 1
+    pick = cands[rng.integers(0, ties)] if ties > 1 else cands[0]
+    return base + pick
+
+
+@kernel
+def _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2, n_table, taken,
+                      steps, left):  # fmt: skip
+    """``_best_retrieval``: the legal retrieval after which the plan removes the most;
+    :data:`SKIP` where the hand lacks the natural (the reference's planner refuses it).
+    """
+    best = -1
+    best_v = -1
+    m_slots = prm[R_M]
+    for a in range(prm[R_RETRIEVE], prm[R_DISCARD]):
+        if masks[b, a] != 1:
+            continue
+        if best < 0:
+            best = a
+        m = (a - prm[R_RETRIEVE]) // 14
+        k = (a - prm[R_RETRIEVE]) % 14
+        c = retrieve_card(table, m, k) if m < n_table else -1
+        if c < 0:
+            continue
+        for x in range(NUM_TYPES):
+            hand2[x] = hand[x]
+        hand2[c] -= 1
+        hand2[JOKER] += 1
+        if hand2[c] < 0:
+            return SKIP
+        for q in range(m_slots):
+            for f in range(6):
+                table2[q, f] = table[q, f]
+        table2[m, 4] |= 1 << k
+        if table[m, 0] == 1:
+            table2[m, 5] -= 1
+        else:
+            table2[m, 5] &= ~(1 << k)
+        found, pts, _ = _plan51(obs, b, prm, opened, hand2, table2, -1 if c == taken else taken,
+                                -1, steps, left)  # fmt: skip
+        v = pts + PENALTY51[c] if found else PENALTY51[c]
+        if v > best_v:
+            best = a
+            best_v = v
+    return best
+
+
+@kernel
+def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left,
+                 prot, nxt, cands, keys):  # fmt: skip
+    """The action of row ``b`` (``Rummy51GreedyAgent.act_reference``), :data:`SKIP` for a row
+    left to the reference, :data:`NO_LEGAL` for a mask without a legal action.
+    """
+    n_legal = 0
+    first = -1
+    for a in range(masks.shape[1]):
+        if masks[b, a] == 1:
+            n_legal += 1
+            if first < 0:
+                first = a
+            if n_legal > 1:
+                break
+    if n_legal == 0:
+        return NO_LEGAL
+    if n_legal == 1:
+        return first
+    if not row_ok(obs, b):
+        return SKIP
+    if not read_hand(obs, b, prm[R_HAND], hand):
+        return SKIP
+    total = 0
+    for x in range(NUM_TYPES):
+        total += hand[x]
+    if total + 1 > MAX_STEPS:
+        return SKIP
+    n_table = read_table(obs, b, prm[R_KIND], prm[R_CARDS], prm[R_MJOK], prm[R_ENDS], prm[R_M],
+                         table)  # fmt: skip
+    if n_table < 0:
+        return SKIP
+    opened = obs[b, prm[R_OPENED]] > np.float32(0.5)
+    if arg_max(obs, b, prm[R_PHASE], E51.NUM_PHASES) == E51.PH_DRAW:
+        top = obs[b, prm[R_PILE]]
+        if not truthy(masks, b, R_TAKE_DISCARD) or top <= 0:
+            return R_DRAW_STOCK
+        if not truthy(masks, b, R_DRAW_STOCK):
+            return R_TAKE_DISCARD
+        d = np.int64(np.rint(np.float64(top) * 53.0)) - 1
+        if d < 0 or d >= NUM_TYPES:
+            return SKIP
+        wants = _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, left)
+        return R_TAKE_DISCARD if wants else R_DRAW_STOCK
+    taken = one_hot(obs, b, prm[R_TAKEN], NUM_TYPES)
+    for a in range(prm[R_RETRIEVE], prm[R_DISCARD]):
+        if masks[b, a] == 1:
+            return _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2,
+                                     n_table, taken, steps, left)  # fmt: skip
+    oblig = one_hot(obs, b, prm[R_OBLIG], NUM_TYPES)
+    found, _, ns = _plan51(obs, b, prm, opened, hand, table, taken, oblig, steps, left)
+    out = False
+    if found:
+        n_left = 0
+        for x in range(NUM_TYPES):
+            n_left += left[x]
+        out = n_left <= 1
+    free = out or obs[b, prm[R_OWED]] > 0
+    keep_joker = prm[R_JOKER_OUT] != 0 and not free
+    keep_melds = not free and _holding51(obs, b, prm, opened, oblig)
+    meld_base = prm[R_MELD]
+    layoff_base = prm[R_LAYOFF]
+    joker_base = prm[R_JOKER]
+    if found:
+        for q in range(ns):
+            kind = steps[q, 0]
+            if (kind == STEP_JOKER and keep_joker) or (kind == STEP_MELD and keep_melds):
+                continue
+            a = step_action(steps, q, meld_base, layoff_base, joker_base, prm[R_M])
+            if allowed(masks, b, a):
+                return a
+    lo = layoff_base if keep_melds else meld_base
+    hi = joker_base if keep_joker else prm[R_RETRIEVE]
+    best_a = -1
+    best_g = 0
+    for a in range(lo, hi):
+        if masks[b, a] == 1:
+            g = _placement_gain51(a, hand, prm)
+            if best_a < 0 or g > best_g:
+                best_a = a
+                best_g = g
+    if best_a >= 0:
+        return best_a
+    return _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps, left,
+                      prot, nxt, cands, keys)  # fmt: skip
+
+
+@kernel
+def greedy51_rows(obs, masks, prm, rng, out, start):
+    """Actions of rows ``start``.. of ``obs`` (B, O) float32 and ``masks`` (B, A) int8 into
+    ``out``, in order; returns the first row left to the reference (:data:`SKIP`) or without a
+    legal action, else B.
+    """
+    nb = obs.shape[0]
+    hand = np.empty(NUM_TYPES, np.int64)
+    hand2 = np.empty(NUM_TYPES, np.int64)
+    table = np.zeros((prm[R_M], 6), np.int64)
+    table2 = np.zeros((prm[R_M], 6), np.int64)
+    empty = np.zeros((1, 6), np.int64)
+    steps = np.empty((MAX_STEPS, 3), np.int64)
+    left = np.empty(NUM_TYPES, np.int64)
+    prot = np.empty(NUM_TYPES, np.int64)
+    nxt = np.empty(NUM_TYPES, np.int64)
+    cands = np.empty(masks.shape[1], np.int64)
+    keys = np.empty((masks.shape[1], 3), np.int64)
+    for b in range(start, nb):
+        a = greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left,
+                         prot, nxt, cands, keys)  # fmt: skip
+        out[b] = a
+        if a < 0:
+            return b
+    return nb
+
+
 __all__: list[str] = [
     "NO_LEGAL",
     "ConfigView",
@@ -610,6 +1076,8 @@ __all__: list[str] = [
     "decide_one",
     "SKIP",
     "greedy500_rows",
+    "greedy51_rows",
     "params500",
+    "params51",
     "row_ok",
 ]

@@ -69,6 +69,13 @@ turn it goes out (a Rummy) while every other player holds more than ``k`` cards:
 then has no melds to lay off onto and no jokers to retrieve, and pays the Rummy's 25. How
 strong each option plays is measured in ``docs/agents.md``.
 
+**Compiled decisions.** ``act`` runs these rules compiled, reading the observation and
+deciding in one numba call (:func:`rummy_agents.joker_greedy_kernels.greedy51_rows`), and
+``act_batch(observations, masks)`` decides many rows in one call once the agent is bound to
+its rule options (``bind(config)``). Both choose exactly the actions of ``act_reference`` (the
+Python rules, kept as the readable reference) and draw the same tie-breaks from the agent's
+generator (``tests/test_joker_greedy_compiled.py``).
+
 Example:
     >>> from rummy_env import rummy51_v1
     >>> from rummy_agents.base import SeatView
@@ -89,6 +96,7 @@ import numpy as np
 
 from rummy_agents.base import legal_actions
 from rummy_agents.five_hundred_rum_greedy import (
+    CompiledDecisions,
     Meld,
     MeldPlanner,
     Plan,
@@ -384,7 +392,7 @@ def links(hand: list[int], c: int) -> int:
     return t
 
 
-class Rummy51GreedyAgent:
+class Rummy51GreedyAgent(CompiledDecisions):
     """Greedy Rummy 51 player (rules in the module docstring).
 
     Four options change its rules (the defaults are the rules above; all changed:
@@ -442,9 +450,76 @@ class Rummy51GreedyAgent:
         self.joker_layoff = joker_layoff
         self.hold_melds = None if hold_melds is None else int(hold_melds)
         self.hold_open = None if hold_open is None else int(hold_open)
+        self.config: Any = None
+        # the compiled kernel's parameters of the last options seen (see _kernel_params)
+        self._kp_key: tuple[Any, ...] | None = None
+        self._kp: tuple[np.ndarray] | None = None
+        self._out1 = np.zeros(1, np.int64)
 
-    def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
-        """Choose a legal action.
+    # -- the compiled kernel's hooks (CompiledDecisions) --------------------------------------
+
+    def _rows_kernel(self) -> Any:
+        from rummy_agents.joker_greedy_kernels import greedy51_rows  # noqa: PLC0415
+
+        return greedy51_rows
+
+    def _check_options(self, config: Any) -> None:
+        p = int(config.num_players)
+        if not 2 <= p <= 6:
+            raise ValueError(f"no Rummy 51 layout has {p} players")
+
+    def _compiled_ok(self) -> bool:
+        return (
+            type(self.rng) is np.random.Generator and type(self.planner) is CompiledRummy51Planner
+        )
+
+    def _kernel_params(
+        self, cfg: Any, obs: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray] | None:
+        """``(params,)`` of :func:`~rummy_agents.joker_greedy_kernels.greedy51_rows` for these
+        rule options (a view's ``config``, or ``None``: the layout inferred from the sizes and
+        the default options, as :meth:`act_reference` does); ``None`` when the arrays do not
+        fit the layout (the reference then decides, and raises what it raises).
+        """
+        try:
+            key: tuple[Any, ...] = (
+                self.take_gain,
+                self.near_order,
+                self.joker_layoff,
+                self.hold_melds,
+                self.hold_open,
+                int(self.planner.node_limit),
+                obs.shape,
+                mask.shape,
+            )
+            if cfg is not None:
+                key += (
+                    int(cfg.num_players),
+                    int(getattr(cfg, "opening_threshold", 51)),
+                    bool(getattr(cfg, "discard_draw_requires_opening", False)),
+                )
+            if key == self._kp_key:
+                return self._kp
+            if cfg is None:
+                lay = infer_layout(obs.shape[-1], mask.shape[-1])
+                threshold, dd_open = 51, False
+            else:
+                lay = _layout(key[8])
+                threshold, dd_open = key[9:11]
+        except (AttributeError, TypeError, ValueError):
+            return None
+        if obs.shape[-1] != lay.obs_size or mask.shape[-1] != lay.num_actions:
+            return None
+        from rummy_agents.joker_greedy_kernels import params51  # noqa: PLC0415 - import cycle
+
+        prm = params51(lay, threshold, dd_open, key[5], self.take_gain, self.near_order,
+                       self.joker_layoff, self.hold_melds, self.hold_open)  # fmt: skip
+        self._kp_key, self._kp = key, (prm,)
+        return self._kp
+
+    def act_reference(self, observation: Mapping[str, Any], view: Any = None) -> int:
+        """Choose a legal action by the Python rules (the readable reference the compiled
+        :meth:`act` is tested against: the same actions, the same draws from ``rng``).
 
         Args:
             observation: the seat's observation dict (``"observation"``, ``"action_mask"``).

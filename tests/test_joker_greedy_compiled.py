@@ -1,14 +1,15 @@
 """The compiled greedy agents of the joker games against their Python reference.
 
-``FiveHundredRumGreedyAgent.act`` / ``act_batch`` run the kernels of
-``rummy_agents.joker_greedy_kernels``; ``act_reference`` is the Python rules. On decisions of
-real games (``rummy_env.make_vec``, hypothesis over the rule options and the agent's options,
-the agents' moves mixed with random legal ones) both must choose every action alike and leave
-their generators in the same state. Malformed observations (which the kernel leaves to the
-reference) must give the same action or the same error.
+``FiveHundredRumGreedyAgent`` and ``Rummy51GreedyAgent``: ``act`` / ``act_batch`` run the
+kernels of ``rummy_agents.joker_greedy_kernels``; ``act_reference`` is the Python rules. On
+decisions of real games (``rummy_env.make_vec``, hypothesis over the rule options and the
+agent's options, the agents' moves mixed with random legal ones) both must choose every action
+alike and leave their generators in the same state. Malformed observations (which the kernel
+leaves to the reference) must give the same action or the same error.
 
-Sizes: ``RUMMY_GREEDY_DIFF_SCALE`` multiplies the examples (default 1: the CI run, about a
-minute on two cores with warm numba caches); the decisions compared are printed with ``-s``.
+Sizes: ``RUMMY_GREEDY_DIFF_SCALE`` multiplies the examples and steps (default 1: the CI run,
+about 30 s on two cores once numba's caches are warm); the decisions compared per agent are
+printed with ``-s``.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ from hypothesis import strategies as st
 
 import rummy_env
 from rummy_agents.base import SeatView
-from rummy_agents.five_hundred_rum_greedy import FiveHundredRumGreedyAgent
+from rummy_agents.five_hundred_rum_greedy import FiveHundredRumGreedyAgent, MeldPlanner
 from rummy_agents.joker_greedy_kernels import ConfigView
-from rummy_env import five_hundred_rum_v1
+from rummy_agents.rummy51_greedy import Rummy51GreedyAgent, Rummy51Planner
+from rummy_env import five_hundred_rum_v1, rummy51_v1
 from rummy_env.rules.five_hundred_rum.config import FiveHundredRumConfig
+from rummy_env.rules.rummy51.config import Rummy51Config
 
 SCALE = float(os.environ.get("RUMMY_GREEDY_DIFF_SCALE", "1"))
 COMPARED: dict[str, int] = {}
@@ -165,13 +168,98 @@ def test_greedy500_default_games_match_reference():
         )
 
 
-def test_greedy500_act_matches_reference_in_the_aec_env():
+# -- Rummy 51 --------------------------------------------------------------------------------------
+
+
+@st.composite
+def options51(draw: st.DrawFn) -> dict[str, Any]:
+    opts: dict[str, Any] = {
+        "num_players": draw(st.integers(2, 6)),
+        "opening_threshold": draw(st.sampled_from([51, 51, 0, 20, 40, 70, 120])),
+        "max_reshuffles": draw(st.sampled_from([0, 2])),
+        "retrieved_joker_must_be_melded": draw(st.booleans()),
+        "discard_draw_requires_opening": draw(st.booleans()),
+        "episode": draw(st.sampled_from(["hand", "match"])),
+        "elimination": draw(st.sampled_from([40, 101])),
+        "max_pile_draws": draw(st.sampled_from([5, 100])),
+    }
+    Rummy51Config.from_kwargs(**opts)  # valid
+    return opts
+
+
+agent51 = st.fixed_dictionaries(
+    {
+        "take_gain": st.sampled_from(["penalty", "any"]),
+        "near_order": st.booleans(),
+        "joker_layoff": st.sampled_from(["always", "out"]),
+        "hold_melds": st.one_of(st.none(), st.integers(0, 6)),
+        "hold_open": st.one_of(st.none(), st.integers(0, 6)),
+        "node_limit": st.sampled_from([3000, 3000, 40]),
+    }
+)
+
+
+@settings(
+    max_examples=examples(30),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=True,
+)
+@given(options=options51(), agent=agent51, seed=st.integers(0, 2**20))
+def test_greedy51_compiled_matches_reference(options, agent, seed):
+    compare_games(
+        "rummy51",
+        options,
+        lambda s: Rummy51GreedyAgent(seed=s, **agent),
+        seed,
+        n_envs=16,
+        steps=100,
+        random_frac=0.25,
+        family="Rummy 51 greedy",
+    )
+
+
+def test_greedy51_registry_agents_match_reference():
+    """``greedy``, ``greedy_plus`` and ``hold_open`` of the standard rules, many decisions."""
+    plus = {"take_gain": "any", "near_order": True, "joker_layoff": "out", "hold_melds": 3}
+    for k, agent in enumerate([{}, plus, {"hold_open": 3}]):
+        compare_games(
+            "rummy51",
+            {"num_players": 2 + k},
+            lambda s, a=agent: Rummy51GreedyAgent(seed=s, **a),
+            200 + k,
+            n_envs=16,
+            steps=examples(60),
+            random_frac=0.2,
+            family="Rummy 51 greedy",
+        )
+
+
+# -- both games ----------------------------------------------------------------------------------
+
+GAMES = {
+    "five_hundred_rum": (
+        five_hundred_rum_v1,
+        {"num_players": 3, "values_5_10_15": True},
+        lambda s: FiveHundredRumGreedyAgent(seed=s, hold_melds=1),
+    ),
+    "rummy51": (
+        rummy51_v1,
+        {"num_players": 3, "discard_draw_requires_opening": True},
+        lambda s: Rummy51GreedyAgent(seed=s, hold_melds=2, near_order=True),
+    ),
+}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_act_matches_reference_in_the_aec_env(game):
     """``act`` with a seat's view and without one (the layout inferred), one decision at a
     time.
     """
-    env = five_hundred_rum_v1.raw_env(num_players=3, values_5_10_15=True)
+    mod, options, make = GAMES[game]
+    env = mod.raw_env(**options)
     env.reset(seed=3)
-    agents = [FiveHundredRumGreedyAgent(seed=4, hold_melds=1) for _ in range(4)]
+    agents = [make(4) for _ in range(4)]
     rng = np.random.default_rng(0)
     for _ in range(examples(400)):
         name = env.agent_selection
@@ -196,28 +284,31 @@ def outcome(fn: Callable[[], int]) -> tuple[str, Any]:
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
-def test_greedy500_malformed_observations_decide_as_the_reference():
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_malformed_observations_decide_as_the_reference(game):
     """Values the kernel leaves to the reference (not finite, out of range, pieces that do not
     read as a table): the same action, or the same error, and the same generator state.
     """
-    env = five_hundred_rum_v1.raw_env(num_players=2)
+    mod, options, make = GAMES[game]
+    env = mod.raw_env(**options)
     env.reset(seed=8)
     lay = env.layout
     rng = np.random.default_rng(1)
-    a, b = FiveHundredRumGreedyAgent(seed=2), FiveHundredRumGreedyAgent(seed=2)
+    a, b = make(2), make(2)
     n = 0
-    for _ in range(examples(300)):
+    for _ in range(examples(400)):
         name = env.agent_selection
         if env.terminations[name] or env.truncations[name]:
             env.reset(seed=int(rng.integers(1 << 20)))
             continue
         obs = env.observe(name)
         bad = obs["observation"].copy()
-        piece = lay.pieces[int(rng.integers(len(lay.pieces)))]
-        i = piece.offset + int(rng.integers(piece.size))
-        bad[i] = rng.choice([np.nan, np.inf, -1.0, 0.3, 0.5, 1.0, 2.0, 3.7, 1e7])
+        for _ in range(int(rng.integers(1, 4))):
+            piece = lay.pieces[int(rng.integers(len(lay.pieces)))]
+            i = piece.offset + int(rng.integers(piece.size))
+            bad[i] = rng.choice([np.nan, np.inf, -1.0, 0.01, 0.3, 0.5, 1.0, 2.0, 3.7, 1e7])
         mask = obs["action_mask"]
-        if rng.random() < 0.1:
+        if rng.random() < 0.05:
             mask = np.zeros_like(mask)
         row = {"observation": bad, "action_mask": mask}
         view = SeatView(env, name)
@@ -230,14 +321,16 @@ def test_greedy500_malformed_observations_decide_as_the_reference():
     assert n > 0
 
 
-def test_greedy500_act_batch_needs_the_options_and_checks_its_input():
-    agent = FiveHundredRumGreedyAgent(seed=0)
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_act_batch_needs_the_options_and_checks_its_input(game):
+    _, options, make = GAMES[game]
+    agent = make(0)
     assert not hasattr(agent, "act_batch")  # the vector envs then play it through act()
     with pytest.raises(AttributeError, match="bind"):
         agent.act_batch  # noqa: B018
-    cfg = FiveHundredRumConfig(num_players=3)
+    venv = rummy_env.make_vec(game, 4, seed=0, **options)
+    cfg = venv.config
     assert agent.bind(cfg) is agent and hasattr(agent, "act_batch")
-    venv = rummy_env.make_vec("five_hundred_rum", 4, seed=0, num_players=3)
     obs, _ = venv.reset()
     o, m = obs["observation"], obs["action_mask"]
     assert agent.act_batch(o[:0], m[:0]).shape == (0,)
@@ -252,14 +345,49 @@ def test_greedy500_act_batch_needs_the_options_and_checks_its_input():
         agent.act_batch(o[:, :-1], m)
     assert agent.rng.bit_generator.state == state  # nothing was decided
     # the options passed to a call win over the bound ones; bool masks do as int8 masks
-    two = rummy_env.make_vec("five_hundred_rum", 4, seed=0)
+    two = rummy_env.make_vec(game, 4, seed=0)
     o2, m2 = (two.reset()[0][k] for k in ("observation", "action_mask"))
-    x = FiveHundredRumGreedyAgent(seed=5).bind(cfg).act_batch(o2, m2 == 1, two.config)
-    y = FiveHundredRumGreedyAgent(seed=5).bind(two.config).act_batch(o2, m2)
+    x = make(5).bind(cfg).act_batch(o2, m2 == 1, two.config)
+    y = make(5).bind(two.config).act_batch(o2, m2)
     assert x.tolist() == y.tolist()
     assert agent.bind(None) is agent and not hasattr(agent, "act_batch")
-    with pytest.raises(ValueError, match="no 500 Rum layout"):
+    with pytest.raises(ValueError, match="layout"):
         agent.bind(type("Options", (), {"num_players": 9, "deck_size": 108})())
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_swapped_python_planner_or_generator_plays_the_reference(game):
+    """Replacing the agent's planner by the Python one (to compare planners) or its generator
+    by another kind makes ``act`` / ``act_batch`` run the reference, with that planner.
+    """
+    _, options, make = GAMES[game]
+    venv = rummy_env.make_vec(game, 8, seed=1, **options)
+    obs, _ = venv.reset()
+    o, m = obs["observation"], obs["action_mask"]
+    agent = make(0).bind(venv.config)
+    assert agent._compiled_ok()
+    if game == "rummy51":
+        agent.planner = Rummy51Planner(3000)
+    else:
+        agent._planners = {v: MeldPlanner(v) for v in (False, True)}
+    assert not agent._compiled_ok()
+    want = make(0).bind(venv.config).act_batch(o, m)
+    assert agent.act_batch(o, m).tolist() == want.tolist()
+    # another bit generator is drawn from alike; a generator of another kind is the
+    # reference's to use (or fail with)
+    view = ConfigView(venv.config)
+    for rng in (
+        lambda: np.random.Generator(np.random.MT19937(0)),
+        lambda: np.random.RandomState(0),
+    ):
+        x, y = make(0), make(0)
+        x.rng, y.rng = rng(), rng()
+        assert x._compiled_ok() is isinstance(x.rng, np.random.Generator)
+        for i in range(8):
+            row = {"observation": o[i], "action_mask": m[i]}
+            assert outcome(lambda r=row, a=x: a.act(r, view)) == outcome(
+                lambda r=row, a=y: a.act_reference(r, view)
+            )
 
 
 def test_the_compiled_planners_refuse_a_negative_count():
