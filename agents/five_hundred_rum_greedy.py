@@ -86,6 +86,7 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -501,6 +502,23 @@ def _counts(x: np.ndarray) -> list[int]:
 # The agent
 
 
+_LAZY: dict[str, Any] = {}
+
+
+def lazy_module(name: str) -> Any:
+    """Module ``name``, imported at its first use: the kernel and planner modules import this
+    one, and an ``import`` statement per decision costs about a microsecond.
+    """
+    mod = _LAZY.get(name)
+    if mod is None:
+        mod = _LAZY[name] = importlib.import_module(name)
+    return mod
+
+
+KERNELS = "rummy_agents.joker_greedy_kernels"
+PLANNERS = "rummy_agents.planner_kernels"
+
+
 class CompiledDecisions:
     """``act``, ``act_batch`` and ``bind`` of a rule agent whose rules run compiled: a kernel
     of :mod:`rummy_agents.joker_greedy_kernels` decides rows of observations in order (the
@@ -590,12 +608,7 @@ class CompiledDecisions:
         Raises:
             ValueError: if the mask allows no action.
         """
-        from rummy_agents.joker_greedy_kernels import (  # noqa: PLC0415 - import cycle
-            NO_LEGAL,
-            as_mask8,
-            decide_one,
-        )
-
+        k = lazy_module(KERNELS)
         obs = np.asarray(observation["observation"], dtype=np.float32)
         mask = np.asarray(observation["action_mask"])
         kp = self._kernel_params(getattr(view, "config", None), obs, mask)
@@ -603,11 +616,11 @@ class CompiledDecisions:
             return self.act_reference(observation, view)
         out = self._out1
         o = (obs if obs.flags.c_contiguous else np.ascontiguousarray(obs)).reshape(1, -1)
-        m = as_mask8(mask)
+        m = k.as_mask8(mask)
         m = (m if m.flags.c_contiguous else np.ascontiguousarray(m)).reshape(1, -1)
-        if decide_one(self._rows_kernel(), o, m, *kp, self.rng, out) == 1:
+        if k.decide_one(self._rows_kernel(), o, m, *kp, self.rng, out) == 1:
             return int(out[0])
-        if out[0] == NO_LEGAL:
+        if out[0] == k.NO_LEGAL:
             legal_actions(mask)  # raises its ValueError
         return self.act_reference(observation, view)
 
@@ -631,20 +644,15 @@ class CompiledDecisions:
             ValueError: for arrays of other shapes than the options' layout, or a row whose
                 mask allows no action (before any row is decided).
         """
-        from rummy_agents.joker_greedy_kernels import (  # noqa: PLC0415 - import cycle
-            ConfigView,
-            as_mask8,
-            check_batch,
-        )
-
+        k = lazy_module(KERNELS)
         cfg = self.config if config is None else config
         obs = np.ascontiguousarray(observations, dtype=np.float32)
         m = np.asarray(masks)
-        check_batch(obs, m)
+        k.check_batch(obs, m)
         out = np.empty(obs.shape[0], np.int64)
         if obs.shape[0] == 0:
             return out
-        view = ConfigView(cfg)
+        view = k.ConfigView(cfg)
         kp = self._kernel_params(cfg, obs[0], m[0])
         if kp is None:
             raise ValueError(
@@ -655,7 +663,7 @@ class CompiledDecisions:
             for i in range(obs.shape[0]):
                 out[i] = self.act_reference({"observation": obs[i], "action_mask": m[i]}, view)
             return out
-        m8 = np.ascontiguousarray(as_mask8(m))
+        m8 = np.ascontiguousarray(k.as_mask8(m))
         rows = self._rows_kernel()
         start = 0
         while start < obs.shape[0]:
@@ -710,9 +718,7 @@ class FiveHundredRumGreedyAgent(CompiledDecisions):
     # -- the compiled kernel's hooks (CompiledDecisions) --------------------------------------
 
     def _rows_kernel(self) -> Any:
-        from rummy_agents.joker_greedy_kernels import greedy500_rows  # noqa: PLC0415
-
-        return greedy500_rows
+        return lazy_module(KERNELS).greedy500_rows
 
     def _check_options(self, config: Any) -> None:
         p, d = int(config.num_players), int(config.deck_size)
@@ -720,11 +726,13 @@ class FiveHundredRumGreedyAgent(CompiledDecisions):
             raise ValueError(f"no 500 Rum layout has {p} players and {d} cards")
 
     def _compiled_ok(self) -> bool:
-        from rummy_agents.planner_kernels import CompiledMeldPlanner  # noqa: PLC0415
-
-        return type(self.rng) is np.random.Generator and all(
-            type(p) is CompiledMeldPlanner for p in self._planners.values()
-        )
+        if type(self.rng) is not np.random.Generator:
+            return False
+        compiled = lazy_module(PLANNERS).CompiledMeldPlanner
+        for planner in self._planners.values():
+            if type(planner) is not compiled:
+                return False
+        return True
 
     def _kernel_params(
         self, cfg: Any, obs: np.ndarray, mask: np.ndarray
@@ -757,11 +765,9 @@ class FiveHundredRumGreedyAgent(CompiledDecisions):
             return None
         if obs.shape[-1] != lay.obs_size or mask.shape[-1] != lay.num_actions:
             return None
-        from rummy_agents.joker_greedy_kernels import params500  # noqa: PLC0415 - import cycle
-
         planner = self._planner(v51015)  # its node limit, fixed when it was first built
-        prm = params500(lay, v51015, must, new, planner.node_limit, self.hold_melds,
-                        self.hold_jokers)  # fmt: skip
+        prm = lazy_module(KERNELS).params500(lay, v51015, must, new, planner.node_limit,
+                                             self.hold_melds, self.hold_jokers)  # fmt: skip
         self._kp_key, self._kp = key, (prm, planner.values)
         return self._kp
 
@@ -979,10 +985,12 @@ class FiveHundredRumGreedyAgent(CompiledDecisions):
 
 
 __all__ = [
+    "CompiledDecisions",
     "FiveHundredRumGreedyAgent",
     "MeldPlanner",
     "Plan",
     "infer_layout",
+    "lazy_module",
     "obligation",
     "table_melds",
     "turn_plan",

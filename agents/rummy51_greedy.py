@@ -96,6 +96,7 @@ import numpy as np
 
 from rummy_agents.base import legal_actions
 from rummy_agents.five_hundred_rum_greedy import (
+    KERNELS,
     CompiledDecisions,
     Meld,
     MeldPlanner,
@@ -105,6 +106,7 @@ from rummy_agents.five_hundred_rum_greedy import (
     _place,
     _pos_card,
     fit_natural,
+    lazy_module,
     table_melds,
 )
 from rummy_agents.planner_kernels import CompiledRummy51Planner
@@ -459,9 +461,7 @@ class Rummy51GreedyAgent(CompiledDecisions):
     # -- the compiled kernel's hooks (CompiledDecisions) --------------------------------------
 
     def _rows_kernel(self) -> Any:
-        from rummy_agents.joker_greedy_kernels import greedy51_rows  # noqa: PLC0415
-
-        return greedy51_rows
+        return lazy_module(KERNELS).greedy51_rows
 
     def _check_options(self, config: Any) -> None:
         p = int(config.num_players)
@@ -510,10 +510,9 @@ class Rummy51GreedyAgent(CompiledDecisions):
             return None
         if obs.shape[-1] != lay.obs_size or mask.shape[-1] != lay.num_actions:
             return None
-        from rummy_agents.joker_greedy_kernels import params51  # noqa: PLC0415 - import cycle
-
-        prm = params51(lay, threshold, dd_open, key[5], self.take_gain, self.near_order,
-                       self.joker_layoff, self.hold_melds, self.hold_open)  # fmt: skip
+        prm = lazy_module(KERNELS).params51(lay, threshold, dd_open, key[5], self.take_gain,
+                                            self.near_order, self.joker_layoff,
+                                            self.hold_melds, self.hold_open)  # fmt: skip
         self._kp_key, self._kp = key, (prm,)
         return self._kp
 
