@@ -95,6 +95,6 @@ def test_benchmark_quick_writes_report(tmp_path: Path) -> None:
     # every door was measured
     doors = text.split("## Doors: where users meet the engine")[1].split("## Results: rummy_env")[0]
     door_rows = [ln for ln in doors.splitlines() if ln.startswith("| ") and ": " in ln]
-    assert len(door_rows) == 12 + 6 + 1, door_rows  # 4 doors x 3 games, 6 first runs, main job
+    assert len(door_rows) == 12 + 6, door_rows  # 4 doors x 3 games, 6 first runs
     for line in door_rows[:12]:
         assert [c.strip() for c in line.split("|")][2] != "n/a", line
