@@ -79,7 +79,11 @@ def test_forward_legal_gradients_are_forwards(heads, marks):
         (logp.sum() + value.sum()).backward()
         grads.append([p.grad.clone() for p in net.parameters()])
     for a, b in zip(*grads, strict=True):
-        assert torch.allclose(a, b, atol=1e-4, rtol=1e-4)
+        # equal up to float32 rounding at the gradient's own scale: entries near zero are sums of
+        # terms of the largest entries' size (~1e3 here), whose rounding depends on the order
+        # torch reduces them in (threads, kernels), so a fixed absolute tolerance was flaky
+        scale = float(a.abs().max()) + 1.0
+        assert torch.allclose(a, b, atol=1e-5 * scale, rtol=1e-4)
 
 
 @pytest.mark.parametrize("heads", HEADS)
