@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -115,7 +114,7 @@ class CompileNotice(event.Listener):
             text = notice_text(game_of(module, ev.data.get("args")), module)
             if text in self.printed:  # once per game and process: the estimate covers the rest
                 return
-            self.timer = threading.Timer(self.delay, self._say, (text, time.perf_counter()))
+            self.timer = threading.Timer(self.delay, self._say, (text,))
             self.timer.daemon = True
             self.timer.start()
 
@@ -127,7 +126,7 @@ class CompileNotice(event.Listener):
                 self.timer.cancel()
                 self.timer = None
 
-    def _say(self, text: str, started: float) -> None:
+    def _say(self, text: str) -> None:
         with self.lock:
             if self.timer is None:  # finished meanwhile
                 return
