@@ -122,6 +122,32 @@ GYM_CASES: dict[str, tuple[str, dict[str, Any], int | None, int]] = {
     "gymvec_gin_simple_best": ("rummy/GinRummy-v0", {"opponent": "simple_best"}, 8, 100),
     "gymvec_five_hundred_rum": ("rummy/FiveHundredRum-v0", {}, 8, 100),
     "gymvec_rummy51": ("rummy/Rummy51-v0", {}, 8, 100),
+    "gymvec_gin_planner_seat1": (
+        "rummy/GinRummy-v0",
+        {"opponent": "planner", "learner_seat": 1},
+        16,
+        100,
+    ),
+    "gymvec_gin_novice_manual": (
+        "rummy/GinRummy-v0",
+        {"opponent": "novice", "auto_meld": False},
+        8,
+        150,
+    ),
+    "gymvec_gin_match": ("rummy/GinRummy-v0", {"episode": "match", "target": 50}, 8, 150),
+    "gymvec_gin_300": ("rummy/GinRummy-v0", {}, 300, 40),
+    "gymvec_five_hundred_rum_3p_hold": (
+        "rummy/FiveHundredRum-v0",
+        {"num_players": 3, "opponent": "greedy@hold_melds=3"},
+        8,
+        100,
+    ),
+    "gymvec_rummy51_3p_hold_open": (
+        "rummy/Rummy51-v0",
+        {"num_players": 3, "opponent": "greedy@hold_open=3"},
+        8,
+        100,
+    ),
 }
 """The Gymnasium ids with their rule opponents (recorded before issue 52 made them compiled)."""
 
