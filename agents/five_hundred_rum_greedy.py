@@ -591,6 +591,27 @@ class CompiledDecisions:
             )
         return self._act_batch
 
+    def compiled_policy(self, game: Any) -> Any:
+        """This agent as a compiled opponent of the Gymnasium vector env: a
+        :class:`rummy_agents.opponent_loop.CompiledPolicy` (the kernel's parameters for the
+        env's rule options and ``self.rng``), or ``None`` where :meth:`act` would not run the
+        compiled kernel.
+
+        Args:
+            game: the env's batched game (``config``, ``obs_size``, ``num_actions`` are read).
+        """
+        obs = np.zeros(int(game.obs_size), np.float32)
+        mask = np.zeros(int(game.num_actions), np.int8)
+        try:
+            kp = self._kernel_params(game.config, obs, mask)
+        except (AttributeError, TypeError, ValueError):
+            return None
+        if kp is None or not self._compiled_ok():
+            return None
+        from rummy_agents.opponent_loop import CompiledPolicy  # noqa: PLC0415 - numba on use
+
+        return CompiledPolicy(tuple(kp), self.rng)
+
     def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
         """Choose a legal action: :meth:`act_reference`'s, decided by the compiled kernel (the
         reference decides the malformed observations the kernel leaves to it, and decides

@@ -523,6 +523,31 @@ class _GinRuleAgent:
                 i += 1
         return out
 
+    def compiled_policy(self, game: Any) -> Any:
+        """This agent as a compiled opponent of the Gymnasium vector env: a
+        :class:`rummy_agents.opponent_loop.CompiledPolicy` (the decision's options and
+        ``self.rng``, from which the loop draws the ties as :meth:`act_batch` and :meth:`act`
+        draw them), or ``None`` where those would not run the compiled decision (a subclass
+        with its own rules, another generator, observations of another length).
+
+        Args:
+            game: the env's batched game (``obs_size`` is read).
+        """
+        kind = _kernel_kind(type(self))
+        size = int(game.obs_size)
+        if kind < 0 or size not in (_OBS_SIZE_AUTO, _OBS_SIZE_MANUAL):
+            return None
+        if type(self.rng) is not np.random.Generator:
+            return None
+        auto = size == _OBS_SIZE_AUTO
+        if size < _KERNEL_OBS_SIZE[auto]:
+            return None
+        from rummy_agents.opponent_loop import CompiledPolicy  # noqa: PLC0415 - numba on use
+
+        best_meld, now_w, risk_w, margin = self._kernel_options()
+        policy = (int(kind), int(best_meld), float(now_w), float(risk_w), float(margin), int(auto))
+        return CompiledPolicy(policy, self.rng)
+
     def _act_row_reference(self, obs: np.ndarray, masks: Any, i: int, auto_meld: Any) -> int:
         """Row ``i`` of :meth:`act_batch_reference` (the row the compiled code left to it)."""
         row = {"observation": obs[i], "action_mask": masks[i]}

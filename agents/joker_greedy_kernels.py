@@ -32,6 +32,7 @@ import numpy as np
 
 from rummy_agents import rummy51_greedy as R51
 from rummy_agents.joker_rollouts import greedy_discard_score
+from rummy_agents.pcg64 import draw
 from rummy_agents.planner_kernels import (
     STEP_JOKER,
     STEP_LAYOFF,
@@ -442,7 +443,7 @@ def _discard500(obs, b, masks, prm, hand, table, n_table, keep_left, vals, rng, 
         if scores[i] == best:
             cands[ties] = cands[i]
             ties += 1
-    pick = cands[rng.integers(0, ties)] if ties > 1 else cands[0]
+    pick = cands[draw(rng, ties)] if ties > 1 else cands[0]
     return base + pick
 
 
@@ -580,28 +581,36 @@ def greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps
 
 
 @kernel
+def scratch500(prm):
+    """The buffers :func:`greedy500_row` reuses from row to row."""
+    e = NUM_TYPES
+    return (
+        np.empty(e, np.int64), np.empty(e, np.int64), np.zeros((prm[K_M], 6), np.int64),
+        np.empty(prm[K_D], np.int64), np.empty((MAX_STEPS, 3), np.int64),
+        np.empty(e, np.int64), np.empty(prm[K_D], np.int64), np.empty(prm[K_D], np.int64),
+        np.empty(e, np.int64), np.empty(e, np.int64), np.empty(e, np.int64),
+        np.empty(e, np.int64), np.empty(e, np.int64),
+    )  # fmt: skip
+
+
+@kernel(inline="always")
+def greedy500_scratch(obs, masks, b, prm, vals, rng, scratch):
+    """:func:`greedy500_row` with the buffers of :func:`scratch500`."""
+    hand, hand2, table, pile, steps, left, nets, depths, cands, scores, nxt, pcount, keep = scratch
+    return greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps, left,
+                         nets, depths, cands, scores, nxt, pcount, keep)  # fmt: skip
+
+
+@kernel
 def greedy500_rows(obs, masks, prm, vals, rng, out, start):
     """Actions of rows ``start``.. of ``obs`` (B, O) float32 and ``masks`` (B, A) int8 into
     ``out``, in order; returns the first row left to the reference (:data:`SKIP`) or without a
     legal action, else B. ``vals``: card values (``planner_kernels.card_values``).
     """
     nb = obs.shape[0]
-    hand = np.empty(NUM_TYPES, np.int64)
-    hand2 = np.empty(NUM_TYPES, np.int64)
-    table = np.zeros((prm[K_M], 6), np.int64)
-    pile = np.empty(prm[K_D], np.int64)
-    steps = np.empty((MAX_STEPS, 3), np.int64)
-    left = np.empty(NUM_TYPES, np.int64)
-    nets = np.empty(prm[K_D], np.int64)
-    depths = np.empty(prm[K_D], np.int64)
-    cands = np.empty(NUM_TYPES, np.int64)
-    scores = np.empty(NUM_TYPES, np.int64)
-    nxt = np.empty(NUM_TYPES, np.int64)
-    pcount = np.empty(NUM_TYPES, np.int64)
-    keep = np.empty(NUM_TYPES, np.int64)
+    scratch = scratch500(prm)
     for b in range(start, nb):
-        a = greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps, left,
-                          nets, depths, cands, scores, nxt, pcount, keep)  # fmt: skip
+        a = greedy500_scratch(obs, masks, b, prm, vals, rng, scratch)
         if a < 0:
             out[b] = a
             return b
@@ -908,7 +917,7 @@ def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, step
         if keys[i, 0] == k0 and keys[i, 1] == k1 and keys[i, 2] == k2:
             cands[ties] = cands[i]
             ties += 1
-    pick = cands[rng.integers(0, ties)] if ties > 1 else cands[0]
+    pick = cands[draw(rng, ties)] if ties > 1 else cands[0]
     return base + pick
 
 
@@ -1042,26 +1051,35 @@ def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, ste
 
 
 @kernel
+def scratch51(prm, na):
+    """The buffers :func:`greedy51_row` reuses from row to row (``na``: the mask's width)."""
+    e = NUM_TYPES
+    return (
+        np.empty(e, np.int64), np.empty(e, np.int64), np.zeros((prm[R_M], 6), np.int64),
+        np.zeros((prm[R_M], 6), np.int64), np.zeros((1, 6), np.int64),
+        np.empty((MAX_STEPS, 3), np.int64), np.empty(e, np.int64), np.empty(e, np.int64),
+        np.empty(e, np.int64), np.empty(na, np.int64), np.empty((na, 3), np.int64),
+    )  # fmt: skip
+
+
+@kernel(inline="always")
+def greedy51_scratch(obs, masks, b, prm, rng, scratch):
+    """:func:`greedy51_row` with the buffers of :func:`scratch51`."""
+    hand, hand2, table, table2, empty, steps, left, prot, nxt, cands, keys = scratch
+    return greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left,
+                        prot, nxt, cands, keys)  # fmt: skip
+
+
+@kernel
 def greedy51_rows(obs, masks, prm, rng, out, start):
     """Actions of rows ``start``.. of ``obs`` (B, O) float32 and ``masks`` (B, A) int8 into
     ``out``, in order; returns the first row left to the reference (:data:`SKIP`) or without a
     legal action, else B.
     """
     nb = obs.shape[0]
-    hand = np.empty(NUM_TYPES, np.int64)
-    hand2 = np.empty(NUM_TYPES, np.int64)
-    table = np.zeros((prm[R_M], 6), np.int64)
-    table2 = np.zeros((prm[R_M], 6), np.int64)
-    empty = np.zeros((1, 6), np.int64)
-    steps = np.empty((MAX_STEPS, 3), np.int64)
-    left = np.empty(NUM_TYPES, np.int64)
-    prot = np.empty(NUM_TYPES, np.int64)
-    nxt = np.empty(NUM_TYPES, np.int64)
-    cands = np.empty(masks.shape[1], np.int64)
-    keys = np.empty((masks.shape[1], 3), np.int64)
+    scratch = scratch51(prm, masks.shape[1])
     for b in range(start, nb):
-        a = greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left,
-                         prot, nxt, cands, keys)  # fmt: skip
+        a = greedy51_scratch(obs, masks, b, prm, rng, scratch)
         out[b] = a
         if a < 0:
             return b
@@ -1076,8 +1094,12 @@ __all__: list[str] = [
     "decide_one",
     "SKIP",
     "greedy500_rows",
+    "greedy500_scratch",
     "greedy51_rows",
+    "greedy51_scratch",
     "params500",
     "params51",
     "row_ok",
+    "scratch500",
+    "scratch51",
 ]

@@ -51,6 +51,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from rummy_env.core import rng as _rng
+from rummy_env.core.learner import advance_rows
 from rummy_env.core.validate import (
     MAX_GAMES,
     ArgumentTypeError,
@@ -64,6 +65,7 @@ from rummy_env.core.validate import (
 )
 from rummy_env.envs.view import SeatView
 from rummy_env.games import GAMES
+from rummy_env.rules.base import PARALLEL_MIN_BATCH, FastestStep
 from rummy_env.wrappers.single_agent import (
     ILLEGAL_ACTIONS,
     AgentFactory,
@@ -241,6 +243,22 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         self._obs = np.zeros((n, self.game.obs_size), dtype=np.float32)
         self._streams = _rng.side_states(None, n, _STREAM)
         self._agents: list[dict[int, Any]] = [{} for _ in range(n)]  # per-game built agents
+        self._built = [
+            k
+            for k, (kind, spec) in enumerate(zip(self._kinds, self._specs, strict=True))
+            if kind == SEAT and isinstance(spec, AgentFactory)
+        ]
+        self._round_rows = np.zeros(n, dtype=np.int64)  # a round of the compiled opponents
+        self._round_acts = np.zeros(n, dtype=np.int64)
+        self._per_game = self._per_game_policy()
+        if self._per_game is not None:  # the agents' generators, one per game and seat
+            self._gens = np.zeros((n, n_opp, 6), dtype=np.uint64)
+            cp = self._per_game
+            self._per_game_run = (
+                FastestStep([cp.per_game_parallel, cp.per_game])
+                if n >= PARALLEL_MIN_BATCH
+                else cp.per_game
+            )
         self._views: dict[tuple[int, int], SeatView] = {}
         self._needs_reset = True
 
@@ -298,12 +316,19 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         legal[legal] = self.game.masks[rows[legal], out[legal]] == 1
         if not legal.all():
             j = int(np.flatnonzero(~legal)[0])
-            i, k = int(rows[j]), int(slots[j])
-            raise RuntimeError(
-                f"opponent {k} ({self._specs[k]!r}) chose illegal action {int(out[j])} in game "
-                f"{i}: {self.game.explain_illegal(i, int(out[j]))}"
-            )
+            raise self._illegal(int(rows[j]), int(slots[j]), int(out[j]))
         return out
+
+    def _illegal(self, i: int, k: int, a: int) -> RuntimeError:
+        """The error for opponent slot ``k``'s illegal action ``a`` in game ``i``."""
+        why = (
+            self.game.explain_illegal(i, a)
+            if 0 <= a < self.num_actions
+            else f"action {a} is out of range 0..{self.num_actions - 1}"
+        )
+        return RuntimeError(
+            f"opponent {k} ({self._specs[k]!r}) chose illegal action {a} in game {i}: {why}"
+        )
 
     def _random_legal(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """A uniformly random legal action per row of bool ``masks``, from the games' streams."""
@@ -324,57 +349,176 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         else:
             self._seat[rows] = self.fixed_seat
         self._acted[rows] = False
-        built = [
-            k
-            for k, (kind, spec) in enumerate(zip(self._kinds, self._specs, strict=True))
-            if kind == SEAT and isinstance(spec, AgentFactory)
-        ]
-        if not built:
+        self._build_agents(rows)
+
+    def _build_agents(self, rows: np.ndarray) -> None:
+        """Build the agents of factories played one game at a time for the episodes that
+        games ``rows`` start (their learner seats drawn), seeded from the games' streams.
+        """
+        if not self._built or rows.size == 0:
+            return
+        if self._per_game is not None:  # the compiled agents' generators, seeded alike
+            self._per_game.seed_rows(self._streams, rows, self._gens)
             return
         seeds = (_rng.next_u64_rows(self._streams, rows) >> np.uint64(33)).astype(np.int64)
         for i, s in zip(rows.tolist(), seeds.tolist(), strict=True):
             others = [q for q in range(self.num_players) if q != self._seat[i]]
             agents = self._agents[i]
             agents.clear()
-            for k in built:
+            for k in self._built:
                 agents[others[k]] = self._specs[k].build(s + k)
 
     # -- stepping -----------------------------------------------------------------------------
+    def _fixed(self) -> int:
+        return -1 if self.fixed_seat is None else int(self.fixed_seat)
+
     def _advance(
-        self,
-        rows: np.ndarray,
-        actions: np.ndarray,
-        rewards: np.ndarray,
-        ends: dict[str, Any],
+        self, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray, ends: dict[str, Any]
     ) -> None:
-        """One compiled call over games ``rows``; adds the learner's rewards of the episodes it
-        plays to ``rewards`` and records in ``ends`` the learner episodes that end.
+        """One compiled call over games ``rows`` (``core.learner.advance_rows``): adds the
+        learner's rewards of the episodes it plays to ``rewards``, records in ``ends`` the
+        learner episodes that end, and builds the agents of the episodes dealt anew.
         """
-        obs, r, term, trunc, info = self.game.step_rows(rows, actions, autoreset=True)
-        self._obs[rows] = obs
-        seat = self._seat[rows]
-        live = self._acted[rows]
-        rewards[rows] += np.where(live, r[np.arange(rows.size), seat], 0.0)
-        done = term | trunc
-        if not done.any():
-            return
-        d = np.flatnonzero(done)
-        rd = rows[d]
-        ended = live[d]  # a learner episode ends there; elsewhere one the learner sat out did
-        if ended.any():
-            e, re = d[ended], rd[ended]
-            ends["term"][re] = term[e]
-            ends["trunc"][re] = trunc[e]
-            ends["final_obs"][re] = info["final_observation"][e, seat[e]]
-            final = ends["final_info"]
-            final.setdefault("learner_seat", np.zeros(self.num_envs, np.int64))[re] = seat[e]
-            for key, value in info.items():
-                if key in ("current_player", "final_observation", "_final_observation"):
-                    continue
-                if key not in final:
-                    final[key] = np.zeros((self.num_envs, *value.shape[1:]), value.dtype)
-                final[key][re] = value[e]
-        self._new_episode(rd)
+        g = self.game
+        started = ends["started"]
+        advance_rows(
+            g.states, g.cfg, g.tables, g.masks, self._obs, rows, actions, self._seat,
+            self._acted, self._streams, self._fixed(), rewards, ends["term"], ends["trunc"],
+            ends["final_obs"], ends["final_info"], ends["final_seat"], started,
+        )  # fmt: skip
+        if self._built:
+            new = rows[started[rows]]
+            started[new] = False
+            self._build_agents(new)
+
+    def _per_game_policy(self) -> Any:
+        """The compiled policy of opponents built per game and episode (factories whose agents
+        offer ``compiled_policy``, the same for every seat), played inside
+        ``rummy_agents.opponent_loop.play_per_game``; or None.
+        """
+        if len(self._built) != len(self._specs):
+            return None
+        self._templates = [spec.build(0) for spec in self._specs]  # the reference's moves
+        offers = [getattr(t, "compiled_policy", None) for t in self._templates]
+        if any(offer is None for offer in offers):
+            return None
+        found = [offer(self.game) for offer in offers]
+        first = found[0]
+        for cp in found:
+            if cp is None or len(cp.params) != len(first.params):
+                return None
+            for x, y in zip(cp.params, first.params, strict=True):
+                if type(x) is not type(y) or not np.array_equal(x, y):
+                    return None
+        return first
+
+    def _shared_policy(self) -> Any:
+        """The compiled policy of one agent playing every game (``compiled_policy`` of the
+        ``act_batch`` agent of the one opponent slot), played inside
+        ``rummy_agents.opponent_loop.play_shared``; or None. Asked at every step: the agent's
+        options are read at each call, as ``act_batch`` reads them.
+        """
+        if len(self._kinds) != 1 or self._kinds[0] != BATCH:
+            return None
+        offer = getattr(self._shared[0], "compiled_policy", None)
+        return None if offer is None else offer(self.game)
+
+    def _play(self, actions: np.ndarray | None, rewards: np.ndarray, ends: dict[str, Any]) -> None:
+        """Apply the learner's ``actions`` (if any), then let the opponents move until the
+        learner is to act in every game.
+
+        Opponents whose agents offer ``compiled_policy`` play inside one compiled call of
+        ``rummy_agents.opponent_loop`` (the same moves and draws as the Python loop below),
+        which returns when done, or with a move left to the Python reference or an illegal
+        move: the reference decides it here, and the loop goes on.
+        """
+        per_game = self._per_game
+        shared = None if per_game is not None else self._shared_policy()
+        if per_game is not None:
+            self._play_per_game(per_game, actions, rewards, ends)
+        elif shared is not None:
+            self._play_shared(shared, actions, rewards, ends)
+        else:
+            if actions is not None:
+                self._advance(self._rows, actions, rewards, ends)
+            self._play_opponents(rewards, ends)
+
+    def _loop_args(
+        self, rewards: np.ndarray, ends: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        g = self.game
+        return (
+            g.states, g.cfg, g.tables, g.masks, self._obs, self.num_actions, self._seat,
+            self._acted, self._streams, self._fixed(),
+        ), (
+            rewards, ends["term"], ends["trunc"], ends["final_obs"], ends["final_info"],
+            ends["final_seat"], ends["started"],
+        )  # fmt: skip
+
+    def _play_shared(
+        self, cp: Any, actions: np.ndarray | None, rewards: np.ndarray, ends: dict[str, Any]
+    ) -> None:
+        """``play_shared``: rounds as :meth:`_play_opponents` plays them; a round's rows from
+        the first one the compiled decision leaves to the reference on are decided by
+        ``act_batch`` here (status 1), an illegal move raises (2).
+        """
+        head, tail = self._loop_args(rewards, ends)
+        learner = actions is not None
+        a = actions if learner else self._round_acts
+        rows_buf, acts_buf = self._round_rows, self._round_acts
+        while True:
+            status, k, j = cp.shared(
+                *head, learner, a, *tail, cp.params, cp.rng, rows_buf, acts_buf
+            )
+            if status == 0:
+                return
+            learner = False
+            if j < 0:  # pragma: no cover - no game lets one side move for ever
+                raise RuntimeError("the opponents never gave the learner a move")
+            rows = rows_buf[:k].copy()
+            acts = acts_buf[:k].copy()
+            if status == 2:
+                raise self._illegal(int(rows[j]), 0, int(acts[j]))
+            cur = self.game.states["cur"][rows[j:]].astype(np.int64)
+            acts[j:] = self._opponent_actions(rows[j:], cur)
+            self._advance(rows, acts, rewards, ends)
+
+    def _play_per_game(
+        self, cp: Any, actions: np.ndarray | None, rewards: np.ndarray, ends: dict[str, Any]
+    ) -> None:
+        """``play_per_game``: game after game; a move the compiled decision leaves to the
+        reference (status 1) is the seat's agent's ``act`` here, with the game's generator.
+        """
+        head, tail = self._loop_args(rewards, ends)
+        n = self.num_envs
+        a = self._round_acts if actions is None else actions
+        learner_from = n if actions is None else 0
+        status, i, slot, act = self._per_game_run(
+            *head, learner_from, a, *tail, cp.params, self._gens, 0
+        )
+        while status != 0:
+            if status == 2:
+                raise self._illegal(i, slot, act)
+            act = self._reference_move(cp, i, slot)
+            self._advance(np.array([i], np.int64), np.array([act], np.int64), rewards, ends)
+            status, i, slot, act = cp.per_game(*head, n, a, *tail, cp.params, self._gens, i)
+
+    def _reference_move(self, cp: Any, i: int, slot: int) -> int:
+        """The move of opponent ``slot`` in game ``i`` by its agent's ``act`` (with the game's
+        generator for that seat, whose state it then takes back).
+        """
+        agent = self._templates[slot]
+        q = int(self.game.states["cur"][i])
+        agent.rng = cp.to_generator(self._gens[i, slot])
+        ob = {
+            "observation": self._obs[i].copy(),
+            "action_mask": self.game.masks[i, : self.num_actions].copy(),
+        }
+        a = int(agent.act(ob, self._view(i, q)))
+        cp.state_of(agent.rng, self._gens[i, slot])
+        if not (0 <= a < self.num_actions and self.game.masks[i, a] == 1):
+            raise self._illegal(i, slot, a)
+        return a
 
     def _play_opponents(self, rewards: np.ndarray, ends: dict[str, Any]) -> None:
         """Opponents move, round after round, until the learner is to act in every game."""
@@ -392,7 +536,9 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
             "term": np.zeros(n, dtype=bool),
             "trunc": np.zeros(n, dtype=bool),
             "final_obs": np.zeros((n, self.game.obs_size), dtype=np.float32),
-            "final_info": {},
+            "final_info": np.zeros((n, len(self.game.final_fields)), dtype=np.int64),
+            "final_seat": np.zeros(n, dtype=np.int64),
+            "started": np.zeros(n, dtype=bool),
         }
 
     def _learner_obs(self, obs: np.ndarray) -> np.ndarray:
@@ -458,7 +604,7 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
             self.fixed_seat = fixed
         rewards = np.zeros(n)
         ends = self._new_ends()
-        self._play_opponents(rewards, ends)  # a finished sat-out episode is dealt again
+        self._play(None, rewards, ends)  # a finished sat-out episode is dealt again
         info = {"learner_seat": self._seat.copy(), "action_mask": self.action_masks()}
         return self._learner_obs(self._obs), info
 
@@ -500,8 +646,7 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         rewards = np.zeros(n)
         ends = self._new_ends()
         self._acted[:] = True
-        self._advance(self._rows, a, rewards, ends)
-        self._play_opponents(rewards, ends)
+        self._play(a, rewards, ends)
         info: dict[str, Any] = {
             "learner_seat": self._seat.copy(),
             "action_mask": self.action_masks(),
@@ -511,7 +656,9 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         if done.any():
             info["final_obs"] = self._learner_obs(ends["final_obs"])
             info["_final_obs"] = done
-            info["final_info"] = ends["final_info"]
+            final: dict[str, Any] = {"learner_seat": ends["final_seat"]}
+            self.game._final_info(final, ends["final_info"])
+            info["final_info"] = final
             info["_final_info"] = done.copy()
         obs = self._learner_obs(self._obs)
         return obs, rewards, ends["term"], ends["trunc"], info

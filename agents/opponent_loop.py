@@ -1,0 +1,342 @@
+"""The Gymnasium vector env's opponents, compiled: one call applies the learner's actions and
+plays the rule opponents up to every game's next learner decision.
+
+:class:`rummy_env.wrappers.RummySingleAgentVectorEnv` steps N games of one learner seat against
+opponents. With Python opponents each round of opponent moves is a compiled step of the games
+that need one plus an agent call; the loop here does it all in one call of :func:`play_shared`,
+over the game's hooks (``rummy_env.core.batch``) and the agent's compiled decision, doing to
+each game exactly what the env's Python loop does:
+
+- the learner's actions are applied in every game (``learner``), then rounds of opponent moves:
+  each round takes the games whose player to act is not the learner, in game order, decides all
+  their moves (ties drawn from the agent's generator, row after row, as ``act_batch`` draws
+  them), then applies them; until the learner is to act everywhere;
+- every move is :func:`rummy_env.core.learner.advance_game` (the env's bookkeeping: learner
+  rewards, the end of its episode, the new deal and learner seat, mask and observation);
+- a row the compiled decision leaves to the Python reference (malformed observations, which the
+  env never writes) or an illegal decision returns to the env, which finishes that round in
+  Python (``act_batch`` decides the rest of the round's rows, in order) and calls again.
+
+Two loops, for the env's two ways of seating agents:
+
+- :func:`play_shared`: one agent plays every game (an agent with ``act_batch``: the env's
+  ``BATCH`` opponents, Gin Rummy's ``simple``, ``novice``, ``planner``), its ties drawn from its
+  one generator in the order its ``act_batch`` would draw them, round after round;
+- :func:`play_per_game`: a factory builds a fresh agent for each seat of each game at the start
+  of every episode, seeded ``default_rng(s + k)`` from the game's stream (the env's ``SEAT``
+  opponents: the joker games' ``greedy``). Each such generator lives here as a state array
+  (:mod:`rummy_agents.pcg64`: the same draws as numpy's), the games are independent, and each
+  is played on its own up to its learner's turn.
+
+An agent offers the loops through ``compiled_policy(game)``: a :class:`CompiledPolicy` (the
+loops, its decision parameters, a tuple whose layout tells the agent family, see
+:func:`policy_decide`, and its generator), or ``None``. ``tests/test_trajectories.py`` replays
+the ids recorded before the loops existed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import prange, types
+from numba.extending import overload
+
+from rummy_agents import joker_greedy_kernels as J
+from rummy_agents.gin_rules_kernels import FALLBACK, decide
+from rummy_agents.pcg64 import seed_state, state_of, to_generator
+from rummy_env.core.batch import HOOK_OPTIONS, PAR_CHUNKS, new_work
+from rummy_env.core.jit import kernel
+from rummy_env.core.learner import advance_game, next_u64
+
+DONE = 0
+"""``play_shared``'s status: the learner is to act in every game."""
+REFERENCE = 1
+"""``play_shared``'s status: row ``j`` of the round is the Python reference's to decide."""
+ILLEGAL = 2
+"""``play_shared``'s status: the decision of row ``j`` of the round is not legal."""
+
+
+# -- policies: one decision of an agent family, told apart by the layout of its parameters -----
+
+
+def policy_decide(policy, obs, masks, b, na, gen, scratch):
+    """The action of game ``b`` (its row of ``obs`` and ``masks[b, :na]``) under ``policy``,
+    ties drawn from ``gen``; ``FALLBACK`` for a row the Python reference decides.
+    """
+    raise NotImplementedError
+
+
+def policy_scratch(policy, na):
+    """Buffers :func:`policy_decide` reuses between rows."""
+    raise NotImplementedError
+
+
+def _is_gin(policy: types.Type) -> bool:
+    # (kind, best_meld, now_weight, risk_weight, take_margin, auto): gin_rules_kernels.decide
+    return isinstance(policy, types.BaseTuple) and len(policy) == 6
+
+
+@overload(policy_decide, **HOOK_OPTIONS)
+def _gin_decide(policy, obs, masks, b, na, gen, scratch):
+    if _is_gin(policy):
+
+        def impl(policy, obs, masks, b, na, gen, scratch):
+            kind, best_meld, now_w, risk_w, margin, auto = policy
+            a, n = decide(obs[b], masks[b, :na], kind, best_meld, now_w, risk_w, margin, auto,
+                          scratch)  # fmt: skip
+            if a == FALLBACK:
+                return FALLBACK
+            if n > 0:
+                a += scratch[gen.integers(0, n)]
+            return a
+
+        return impl
+    return None
+
+
+@overload(policy_scratch, **HOOK_OPTIONS)
+def _gin_scratch(policy, na):
+    if _is_gin(policy):
+        return lambda policy, na: np.empty(52, np.int64)
+    return None
+
+
+def _is_500(policy: types.Type) -> bool:
+    # (params, card values): joker_greedy_kernels.greedy500_row
+    return isinstance(policy, types.BaseTuple) and len(policy) == 2
+
+
+def _is_51(policy: types.Type) -> bool:
+    # (params,): joker_greedy_kernels.greedy51_row
+    return isinstance(policy, types.BaseTuple) and len(policy) == 1
+
+
+@overload(policy_decide, **HOOK_OPTIONS)
+def _joker_decide(policy, obs, masks, b, na, gen, scratch):
+    if _is_500(policy):
+
+        def impl500(policy, obs, masks, b, na, gen, scratch):
+            a = J.greedy500_scratch(obs, masks, b, policy[0], policy[1], gen, scratch)
+            return FALLBACK if a < 0 else a
+
+        return impl500
+    if _is_51(policy):
+
+        def impl51(policy, obs, masks, b, na, gen, scratch):
+            a = J.greedy51_scratch(obs, masks, b, policy[0], gen, scratch)
+            return FALLBACK if a < 0 else a
+
+        return impl51
+    return None
+
+
+@overload(policy_scratch, **HOOK_OPTIONS)
+def _joker_scratch(policy, na):
+    if _is_500(policy):
+        return lambda policy, na: J.scratch500(policy[0])
+    if _is_51(policy):
+        return lambda policy, na: J.scratch51(policy[0], na)
+    return None
+
+
+# -- the loops ----------------------------------------------------------------------------------
+
+
+@kernel
+def play_shared(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
+                learner, actions, rewards, term, trunc, final_obs, final_info, final_seat,
+                started, policy, gen, rows, acts):  # fmt: skip
+    """Apply ``actions`` (the learner's, one per game) if ``learner``, then play the opponents,
+    all of one agent drawing its ties from ``gen``, round after round (module docstring).
+
+    Returns:
+        (status, k, j): ``DONE``; or ``REFERENCE`` / ``ILLEGAL`` for row ``j`` of the round
+        whose ``k`` games are ``rows[:k]``, with ``acts[:j]`` decided (and ``acts[j]`` the
+        illegal action).
+    """
+    n = states.shape[0]
+    work = new_work(states, cfg)
+    scratch = policy_scratch(policy, na)
+    if learner:
+        for i in range(n):
+            advance_game(states, i, actions[i], cfg, tables, masks, obs, work, seat, acted,
+                         streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
+                         final_seat, started)  # fmt: skip
+    for _ in range(1_000_000):
+        k = 0
+        for i in range(n):
+            if states[i].cur != seat[i]:
+                rows[k] = i
+                k += 1
+        if k == 0:
+            return DONE, 0, 0
+        for j in range(k):
+            i = rows[j]
+            a = policy_decide(policy, obs, masks, i, na, gen, scratch)
+            if a == FALLBACK:
+                return REFERENCE, k, j
+            acts[j] = a
+            if a < 0 or a >= na or masks[i, a] != 1:
+                return ILLEGAL, k, j
+        for j in range(k):
+            advance_game(states, rows[j], acts[j], cfg, tables, masks, obs, work, seat, acted,
+                         streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
+                         final_seat, started)  # fmt: skip
+    return ILLEGAL, 0, -1  # the opponents never gave the learner a move
+
+
+@kernel
+def seed_agents(streams, i, gens):
+    """Seed game ``i``'s agent generators for a new episode as the env seeds the agents it
+    builds: ``s`` drawn from the game's stream (``next_u64 >> 33``), slot ``k`` gets
+    ``default_rng(s + k)``.
+    """
+    s = np.int64(next_u64(streams, i) >> np.uint64(33))
+    for k in range(gens.shape[1]):
+        seed_state(s + k, gens[i, k])
+
+
+@kernel
+def seed_rows(streams, rows, gens):
+    """:func:`seed_agents` for games ``rows``, in order."""
+    for j in range(rows.shape[0]):
+        seed_agents(streams, rows[j], gens)
+
+
+@kernel(inline="always")
+def _play_game(states, i, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
+               learner, actions, rewards, term, trunc, final_obs, final_info, final_seat,
+               started, policy, gens, scratch, work, saved):  # fmt: skip
+    """Game ``i`` of :func:`play_per_game`: the learner's action (if ``learner``), then its
+    opponents up to the learner's turn. Returns (status, slot, a) as that function.
+    """
+    if learner:
+        started[i] = False
+        advance_game(states, i, actions[i], cfg, tables, masks, obs, work, seat, acted,
+                     streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
+                     final_seat, started)  # fmt: skip
+        if started[i]:
+            seed_agents(streams, i, gens)
+    for _ in range(1_000_000):
+        cur = states[i].cur
+        s = seat[i]
+        if cur == s:
+            return DONE, 0, 0
+        slot = cur - 1 if cur > s else cur
+        gen = gens[i, slot]
+        saved[:] = gen
+        a = policy_decide(policy, obs, masks, i, na, gen, scratch)
+        if a == FALLBACK:
+            gen[:] = saved  # the reference draws as if the kernel had not tried
+            return REFERENCE, slot, a
+        if a < 0 or a >= na or masks[i, a] != 1:
+            return ILLEGAL, slot, a
+        started[i] = False
+        advance_game(states, i, a, cfg, tables, masks, obs, work, seat, acted, streams,
+                     fixed_seat, rewards, term, trunc, final_obs, final_info, final_seat,
+                     started)  # fmt: skip
+        if started[i]:
+            seed_agents(streams, i, gens)
+    return ILLEGAL, 0, -1  # pragma: no cover - the opponents never gave the learner a move
+
+
+@kernel
+def play_per_game(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
+                  learner_from, actions, rewards, term, trunc, final_obs, final_info,
+                  final_seat, started, policy, gens, start):  # fmt: skip
+    """Play games ``start``.. one after the other: in each, the learner's action (in games
+    ``learner_from``.. only: the others had theirs), then the opponents up to the learner's
+    turn, each seat's agent drawing its ties from its own generator ``gens[i, slot]``
+    (reseeded whenever the game is dealt anew). The games are independent, so their order
+    changes nothing.
+
+    Returns:
+        (status, i, slot, a): ``DONE``; or ``REFERENCE`` / ``ILLEGAL`` for the decision of
+        opponent slot ``slot`` in game ``i`` (``a``: the illegal action), every game before
+        ``i`` done (the generator is as it was before a ``REFERENCE`` decision).
+    """
+    n = states.shape[0]
+    work = new_work(states, cfg)
+    scratch = policy_scratch(policy, na)
+    saved = np.empty(gens.shape[2], np.uint64)
+    for i in range(start, n):
+        status, slot, a = _play_game(
+            states, i, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
+            i >= learner_from, actions, rewards, term, trunc, final_obs, final_info, final_seat,
+            started, policy, gens, scratch, work, saved,
+        )  # fmt: skip
+        if status != DONE:
+            return status, i, slot, a
+    return DONE, n, 0, 0
+
+
+@kernel(parallel=True)
+def play_per_game_parallel(states, cfg, tables, masks, obs, na, seat, acted, streams,
+                           fixed_seat, learner_from, actions, rewards, term, trunc, final_obs,
+                           final_info, final_seat, started, policy, gens, start):  # fmt: skip
+    """:func:`play_per_game` with threads over chunks of games (the same results: the games
+    are independent). A game that stops (not ``DONE``) stops only itself; the first of them
+    is returned, and :func:`play_per_game` resumes from it.
+    """
+    n = states.shape[0]
+    n_ch = min(n - start, PAR_CHUNKS)
+    stops = np.full(n, -1, np.int64)
+    slots = np.zeros(n, np.int64)
+    acts = np.zeros(n, np.int64)
+    for ch in prange(n_ch):
+        work = new_work(states, cfg)
+        scratch = policy_scratch(policy, na)
+        saved = np.empty(gens.shape[2], np.uint64)
+        lo = start + ch * (n - start) // n_ch
+        hi = start + (ch + 1) * (n - start) // n_ch
+        for i in range(lo, hi):
+            status, slot, a = _play_game(
+                states, i, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
+                i >= learner_from, actions, rewards, term, trunc, final_obs, final_info,
+                final_seat, started, policy, gens, scratch, work, saved,
+            )  # fmt: skip
+            if status != DONE:
+                stops[i] = status
+                slots[i] = slot
+                acts[i] = a
+    for i in range(start, n):
+        if stops[i] >= 0:
+            return stops[i], i, slots[i], acts[i]
+    return DONE, n, 0, 0
+
+
+class CompiledPolicy(NamedTuple):
+    """What an agent's ``compiled_policy(game)`` offers the Gymnasium vector env."""
+
+    params: tuple[Any, ...]
+    """The decision's parameters (their layout tells the agent family: :func:`policy_decide`)."""
+    rng: np.random.Generator
+    """The agent's generator (the ties of :func:`play_shared`)."""
+    shared: Any = play_shared
+    """The loop of one agent for every game."""
+    per_game: Any = play_per_game
+    """The loop of one agent per game and seat, built anew every episode."""
+    per_game_parallel: Any = play_per_game_parallel
+    """:func:`play_per_game` with threads."""
+    seed_rows: Any = seed_rows
+    """Seeds the per-game generators of games dealt anew (:func:`seed_rows`)."""
+    to_generator: Any = to_generator
+    """The numpy generator of a per-game state (for a move the Python reference decides)."""
+    state_of: Any = state_of
+    """Writes a numpy generator's state back into a per-game state."""
+
+
+__all__ = [
+    "DONE",
+    "ILLEGAL",
+    "REFERENCE",
+    "CompiledPolicy",
+    "play_per_game",
+    "play_per_game_parallel",
+    "play_shared",
+    "policy_decide",
+    "policy_scratch",
+    "seed_agents",
+    "seed_rows",
+]

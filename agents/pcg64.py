@@ -1,0 +1,204 @@
+"""numpy's ``default_rng(seed)`` and ``Generator.integers(n)`` in compiled code, over a plain
+state array: per-game agent generators that a compiled loop can hold thousands of.
+
+The Gymnasium vector env builds the joker games' rule opponents once per game and episode,
+each seeded ``default_rng(seed)`` from the game's stream, and their ties are drawn with
+``rng.integers(n)``. :func:`seed_state` reproduces ``np.random.default_rng(seed)`` (numpy's
+``SeedSequence`` hashing and ``PCG64``'s seeding, for a seed in ``[0, 2**32)``) into a
+(:data:`STATE_SIZE`,) uint64 array and :func:`integers` draws what ``Generator.integers(n)``
+draws (the 128-bit LCG with its XSL-RR output, the 32-bit buffered draw and Lemire's bounded
+method), advancing the array as the generator's state advances; :func:`to_generator` makes the
+numpy generator of a state. ``tests/test_pcg64.py`` compares them with numpy.
+
+State layout: ``[state_hi, state_lo, inc_hi, inc_lo, has_uint32, uinteger]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+from rummy_env.core.jit import kernel
+
+STATE_SIZE = 6
+_M32 = np.uint64(0xFFFFFFFF)
+_MUL_HI = np.uint64(0x2360ED051FC65DA4)
+_MUL_LO = np.uint64(0x4385DF649FCCF645)
+_INIT_A = np.uint64(0x43B0D7E5)
+_MULT_A = np.uint64(0x931E8875)
+_INIT_B = np.uint64(0x8B51F9DD)
+_MULT_B = np.uint64(0x58F38DED)
+_MIX_L = np.uint64(0xCA01F9DD)
+_MIX_R = np.uint64(0x4973F715)
+_POOL = 4
+
+
+@kernel(inline="always")
+def _mulhi(a, b):
+    """The high 64 bits of the 128-bit product ``a * b``."""
+    a0 = a & _M32
+    a1 = a >> np.uint64(32)
+    b0 = b & _M32
+    b1 = b >> np.uint64(32)
+    p00 = a0 * b0
+    p01 = a0 * b1
+    p10 = a1 * b0
+    mid = (p00 >> np.uint64(32)) + (p01 & _M32) + (p10 & _M32)
+    return a1 * b1 + (p01 >> np.uint64(32)) + (p10 >> np.uint64(32)) + (mid >> np.uint64(32))
+
+
+@kernel(inline="always")
+def _step(st):
+    """The LCG step ``state = state * MULT + inc`` (mod 2**128)."""
+    hi, lo = st[0], st[1]
+    new_hi = _mulhi(lo, _MUL_LO) + hi * _MUL_LO + lo * _MUL_HI
+    new_lo = lo * _MUL_LO
+    s_lo = new_lo + st[3]
+    carry = np.uint64(1) if s_lo < new_lo else np.uint64(0)
+    st[0] = new_hi + st[2] + carry
+    st[1] = s_lo
+
+
+@kernel(inline="always")
+def next64(st):
+    """The next 64 random bits (``PCG64``'s ``next_uint64``: step, then XSL-RR)."""
+    _step(st)
+    x = st[0] ^ st[1]
+    rot = st[0] >> np.uint64(58)
+    return (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
+
+
+@kernel(inline="always")
+def next32(st):
+    """The next 32 random bits (``next_uint32``: half of a 64-bit draw, the other half kept)."""
+    if st[4] != 0:
+        st[4] = 0
+        return st[5]
+    x = next64(st)
+    st[4] = 1
+    st[5] = x >> np.uint64(32)
+    return x & _M32
+
+
+@kernel
+def integers(st, n):
+    """``Generator.integers(n)`` for ``1 <= n <= 2**32`` (int64; ``n == 1`` draws nothing)."""
+    if n <= 1:
+        return np.int64(0)
+    rng_excl = np.uint64(n)
+    m = next32(st) * rng_excl
+    leftover = m & _M32
+    if leftover < rng_excl:
+        threshold = (_M32 - (rng_excl - np.uint64(1))) % rng_excl
+        while leftover < threshold:
+            m = next32(st) * rng_excl
+            leftover = m & _M32
+    return np.int64(m >> np.uint64(32))
+
+
+@kernel(inline="always")
+def _hashmix(value, h):
+    """SeedSequence's ``hashmix`` on 32-bit words (``h``: the 1-element running constant)."""
+    value = (value ^ h[0]) & _M32
+    h[0] = (h[0] * _MULT_A) & _M32
+    value = (value * h[0]) & _M32
+    return value ^ (value >> np.uint64(16))
+
+
+@kernel(inline="always")
+def _mix(x, y):
+    r = (_MIX_L * x - _MIX_R * y) & _M32
+    return r ^ (r >> np.uint64(16))
+
+
+@kernel
+def seed_state(seed, st):
+    """Fill ``st`` with the state of ``np.random.default_rng(seed)`` (``0 <= seed < 2**32``)."""
+    h = np.empty(1, np.uint64)
+    h[0] = _INIT_A
+    pool = np.empty(_POOL, np.uint64)
+    pool[0] = _hashmix(np.uint64(seed) & _M32, h)
+    for i in range(1, _POOL):
+        pool[i] = _hashmix(np.uint64(0), h)
+    for i_src in range(_POOL):
+        for i_dst in range(_POOL):
+            if i_src != i_dst:
+                pool[i_dst] = _mix(pool[i_dst], _hashmix(pool[i_src], h))
+    words = np.empty(8, np.uint64)
+    hc = _INIT_B
+    for i in range(8):
+        v = pool[i % _POOL] ^ hc
+        hc = (hc * _MULT_B) & _M32
+        v = (v * hc) & _M32
+        words[i] = v ^ (v >> np.uint64(16))
+    # generate_state(4, uint64): little-endian pairs; PCG64 seeds state = (w0, w1), inc = (w2, w3)
+    init_hi = words[0] | (words[1] << np.uint64(32))
+    init_lo = words[2] | (words[3] << np.uint64(32))
+    seq_hi = words[4] | (words[5] << np.uint64(32))
+    seq_lo = words[6] | (words[7] << np.uint64(32))
+    st[0] = 0
+    st[1] = 0
+    st[2] = (seq_hi << np.uint64(1)) | (seq_lo >> np.uint64(63))
+    st[3] = (seq_lo << np.uint64(1)) | np.uint64(1)
+    _step(st)
+    lo = st[1] + init_lo
+    carry = np.uint64(1) if lo < st[1] else np.uint64(0)
+    st[0] = st[0] + init_hi + carry
+    st[1] = lo
+    _step(st)
+    st[4] = 0
+    st[5] = 0
+
+
+def draw(rng, n):
+    """A tie-break ``rng.integers(n)`` of the compiled agents (``n >= 2``), from a numpy
+    ``Generator`` (``rng.integers(0, n)``) or a state array of this module (:func:`integers`).
+    """
+    raise NotImplementedError
+
+
+@overload(draw, jit_options={"cache": True}, inline="always")
+def _draw(rng, n):
+    if isinstance(rng, types.NumPyRandomGeneratorType):
+        return lambda rng, n: rng.integers(0, n)
+    if isinstance(rng, types.Array) and rng.dtype == types.uint64 and rng.ndim == 1:
+        return lambda rng, n: integers(rng, n)
+    return None
+
+
+def to_generator(st: np.ndarray) -> np.random.Generator:
+    """A numpy generator in the state ``st`` holds."""
+    gen = np.random.Generator(np.random.PCG64())
+    gen.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {
+            "state": (int(st[0]) << 64) | int(st[1]),
+            "inc": (int(st[2]) << 64) | int(st[3]),
+        },
+        "has_uint32": int(st[4]),
+        "uinteger": int(st[5]),
+    }
+    return gen
+
+
+def state_of(gen: np.random.Generator, st: np.ndarray) -> None:
+    """Write the state of numpy generator ``gen`` (a ``PCG64`` one) into ``st``."""
+    s = gen.bit_generator.state
+    if s["bit_generator"] != "PCG64":
+        raise ValueError(f"gen must draw from PCG64, got {s['bit_generator']}")
+    state, inc = s["state"]["state"], s["state"]["inc"]
+    mask = (1 << 64) - 1
+    st[:] = (state >> 64, state & mask, inc >> 64, inc & mask, s["has_uint32"], s["uinteger"])
+
+
+__all__ = [
+    "STATE_SIZE",
+    "draw",
+    "integers",
+    "next32",
+    "next64",
+    "seed_state",
+    "state_of",
+    "to_generator",
+]

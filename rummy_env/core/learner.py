@@ -1,0 +1,107 @@
+"""The single-agent vector env's bookkeeping, compiled: a move in one game of
+:class:`rummy_env.wrappers.RummySingleAgentVectorEnv` and what the env records about it.
+
+:func:`advance_game` applies a legal move (the learner's or an opponent's) and does the env's
+part: it adds the learner's reward of its own episode, records the end of that episode (the
+learner's ``terminated``/``truncated``, its final observation, the engine's finished-episode
+integers and the episode's learner seat), deals the game anew in the same call
+(``AutoresetMode.SAME_STEP``) with its new learner seat drawn from the env's per-game stream
+(``core.rng.randint_rows``'s draw) or fixed, then writes the mask and the observation of the
+player to act. :func:`advance_rows` does it for a list of games (the env's rounds with Python
+opponents); ``rummy_agents.opponent_loop`` calls :func:`advance_game` from the loop that plays
+the compiled rule opponents.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rummy_env.core.batch import (
+    apply_action,
+    final_points,
+    legal_mask,
+    new_work,
+    reset_episode,
+    settle,
+    write_final_extra,
+    write_obs,
+)
+from rummy_env.core.jit import kernel
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@kernel(inline="always")
+def next_u64(streams, i):
+    """64 random bits from stream ``streams[i]``: ``core.rng.next_u64_rows``'s draw for one row."""
+    z = streams[i] + _GOLDEN
+    streams[i] = z
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@kernel(inline="always")
+def stream_randint(streams, i, n):
+    """Uniform integer in ``[0, n)`` from stream ``streams[i]``: ``core.rng.randint_rows``'s
+    draw for one row.
+    """
+    return np.int64(((next_u64(streams, i) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@kernel
+def advance_game(states, i, a, cfg, tables, masks, obs, work, seat, acted, streams, fixed_seat,
+                 rewards, term, trunc, final_obs, final_info, final_seat, started):  # fmt: skip
+    """Apply legal action ``a`` in game ``i`` and do the env's bookkeeping (module docstring).
+
+    The arrays: the game's batch (``states``, ``cfg``, ``tables``, ``masks``, ``work``); ``obs``
+    (N, O) float32, whose row ``i`` receives the observation of the player to act; the
+    learner's ``seat`` and whether it ``acted`` in its episode yet; the env's per-game
+    ``streams`` (uint64) and ``fixed_seat`` (a seat, or -1: drawn); this env step's learner
+    ``rewards`` (float64, added to); the ended learner episodes' ``term``, ``trunc``,
+    ``final_obs``, ``final_info`` (finished-episode integers) and ``final_seat``; ``started``
+    (bool), set where a new episode was dealt.
+    """
+    rec = states[i]
+    if apply_action(rec, cfg, tables, a, masks[i], work):
+        settle(rec, cfg, tables, work)
+    s = seat[i]
+    live = acted[i]
+    if live:
+        rewards[i] += np.float64(rec.rewards[s])
+    if rec.done:
+        p_n = rec.rewards.shape[0]
+        if live:
+            term[i] = rec.truncated == 0
+            trunc[i] = rec.truncated != 0
+            write_obs(rec, cfg, s, final_obs[i])
+            row = final_info[i]
+            for q in range(p_n):
+                row[q] = final_points(rec, cfg, q)
+            row[p_n] = rec.outcome
+            row[p_n + 1] = rec.steps
+            write_final_extra(rec, cfg, row[p_n + 2 :])
+            final_seat[i] = s
+        reset_episode(rec, cfg, tables, -1, True)
+        seat[i] = fixed_seat if fixed_seat >= 0 else stream_randint(streams, i, p_n)
+        acted[i] = False
+        started[i] = True
+    legal_mask(rec, cfg, tables, masks[i], work)
+    write_obs(rec, cfg, rec.cur, obs[i])
+
+
+@kernel
+def advance_rows(states, cfg, tables, masks, obs, rows, actions, seat, acted, streams,
+                 fixed_seat, rewards, term, trunc, final_obs, final_info, final_seat,
+                 started):  # fmt: skip
+    """:func:`advance_game` for games ``rows`` (distinct) with ``actions``, in order."""
+    work = new_work(states, cfg)
+    for j in range(rows.shape[0]):
+        advance_game(states, rows[j], actions[j], cfg, tables, masks, obs, work, seat, acted,
+                     streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
+                     final_seat, started)  # fmt: skip
+
+
+__all__ = ["advance_game", "advance_rows", "next_u64", "stream_randint"]

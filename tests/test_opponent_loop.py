@@ -1,0 +1,163 @@
+"""The Gymnasium vector env's compiled opponents (``rummy_agents.opponent_loop``) against its
+Python loop, and numpy's generator in compiled code (``rummy_agents.pcg64``) against numpy.
+
+The Python loop (``RummySingleAgentVectorEnv._play_opponents``: rounds of ``step_rows`` and
+agent calls, the agents built per game as Python objects) is the reference: an env forced onto
+it and an env on the compiled loops are reset and stepped alike, and everything they return
+(observations, rewards, flags, every info entry, masks) must be equal at every step. The
+Gymnasium trajectories recorded before the loops existed (``tests/test_trajectories.py``) are
+the second proof.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rummy_env  # noqa: F401 - registers the ids
+from rummy_agents import pcg64
+from rummy_agents.opponent_loop import REFERENCE
+
+
+def _python_loop(env: Any) -> Any:
+    """Force ``env`` (not reset yet) onto the Python loop."""
+    env._per_game = None
+    env._shared_policy = lambda: None
+    return env
+
+
+def _same(a: Any, b: Any, where: str) -> None:
+    if isinstance(a, dict):
+        assert sorted(a) == sorted(b), where
+        for k in a:
+            _same(a[k], b[k], f"{where}[{k!r}]")
+    elif isinstance(a, tuple):
+        assert len(a) == len(b), where
+        for k, (x, y) in enumerate(zip(a, b, strict=True)):
+            _same(x, y, f"{where}[{k}]")
+    else:
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b), err_msg=where)
+
+
+def _play_both(gym_id: str, kwargs: dict[str, Any], n: int, steps: int, seed: int,
+               fused: Any = None) -> int:  # fmt: skip
+    """Step a compiled-loop env and a Python-loop env alike; returns the episodes ended."""
+    env = gymnasium.make_vec(gym_id, num_envs=n, **kwargs)
+    ref = _python_loop(gymnasium.make_vec(gym_id, num_envs=n, **kwargs))
+    if fused is not None:
+        fused(env)
+    out = env.reset(seed=seed)
+    _same(out, ref.reset(seed=seed), "reset")
+    rng = np.random.default_rng(seed)
+    ended = 0
+    for t in range(steps):
+        masks = env.action_masks()
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        got, want = env.step(acts), ref.step(acts)
+        _same(got, want, f"step {t}")
+        ended += int((got[2] | got[3]).sum())
+    np.testing.assert_array_equal(env._seat, ref._seat)
+    return ended
+
+
+CASES = [
+    ("rummy/GinRummy-v0", {}, 24, 60),
+    ("rummy/GinRummy-v0", {"opponent": "planner", "learner_seat": 0}, 8, 50),
+    ("rummy/GinRummy-v0", {"opponent": "novice", "auto_meld": False, "oklahoma": True}, 8, 80),
+    ("rummy/GinRummy-v0", {"opponent": "simple_best", "episode": "match", "target": 40}, 8, 80),
+    ("rummy/FiveHundredRum-v0", {}, 8, 60),
+    ("rummy/FiveHundredRum-v0", {"num_players": 3, "opponent": "greedy@hold_melds=3"}, 6, 50),
+    ("rummy/FiveHundredRum-v0", {"num_players": 4, "opponent": "greedy@hold_jokers=true"}, 4, 40),
+    ("rummy/Rummy51-v0", {}, 8, 50),
+    ("rummy/Rummy51-v0", {"num_players": 3, "opponent": "greedy@hold_open=3"}, 6, 40),
+]
+
+
+@pytest.mark.parametrize(("gym_id", "kwargs", "n", "steps"), CASES)
+def test_compiled_loop_equals_python_loop(gym_id, kwargs, n, steps) -> None:
+    env = gymnasium.make_vec(gym_id, num_envs=2, **kwargs)
+    assert env._per_game is not None or env._shared_policy() is not None, "not compiled"
+    assert _play_both(gym_id, kwargs, n, steps, seed=5) > 0, "no episode ended"
+
+
+def test_parallel_loop_equals_python_loop() -> None:
+    """Over ``PARALLEL_MIN_BATCH`` games the per-game loop may run threaded: same results."""
+    _play_both("rummy/FiveHundredRum-v0", {}, 260, 12, seed=8)
+    env = gymnasium.make_vec("rummy/Rummy51-v0", num_envs=260)
+    env.reset(seed=1)
+    run = env._per_game_run
+    assert env._per_game.per_game_parallel in run.kernels
+    for _ in range(12):  # both kernels take turns in the timing trials
+        env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
+    assert run.calls >= 12
+
+
+def _refer_once(env: Any) -> None:
+    """Make the per-game loop hand its first opponent move of each call to the reference."""
+    cp = env._per_game
+    real = env._per_game_run
+
+    def first_to_reference(*args: Any) -> tuple[int, int, int, int]:
+        states, seat = args[0], args[6]
+        learner_from, start = args[10], args[-1]
+        if learner_from == 0:  # a step: the learner's moves first, as the loop does
+            return real(*args)
+        waiting = np.flatnonzero(states["cur"][start:] != seat[start:])
+        if waiting.size == 0:
+            return real(*args)
+        i = int(start + waiting[0])
+        cur = int(states["cur"][i])
+        return REFERENCE, i, cur - (cur > seat[i]), -1
+
+    env._per_game_run = first_to_reference
+    assert cp is env._per_game
+
+
+def test_reference_moves_resume_the_loop() -> None:
+    """A move left to the Python reference (``_reference_move``, with the game's generator) and
+    the loop resumed from that game give the Python loop's results.
+    """
+    _play_both("rummy/FiveHundredRum-v0", {"num_players": 3}, 6, 30, seed=3, fused=_refer_once)
+    _play_both("rummy/Rummy51-v0", {}, 6, 30, seed=4, fused=_refer_once)
+
+
+def test_illegal_compiled_move_raises() -> None:
+    env = gymnasium.make_vec("rummy/FiveHundredRum-v0", num_envs=3)
+
+    def illegal(*args: Any) -> tuple[int, int, int, int]:
+        return 2, 1, 0, 5
+
+    env._per_game_run = illegal
+    with pytest.raises(RuntimeError, match=r"opponent 0 .* chose illegal action 5 in game 1"):
+        env.reset(seed=0)
+
+
+# -- numpy's generator in compiled code ----------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    ns=st.lists(st.one_of(st.integers(1, 60), st.integers(1, 2**32)), min_size=1, max_size=300),
+)
+def test_pcg64_draws_what_numpy_draws(seed: int, ns: list[int]) -> None:
+    state = np.zeros(pcg64.STATE_SIZE, np.uint64)
+    pcg64.seed_state(seed, state)
+    gen = np.random.default_rng(seed)
+    assert pcg64.to_generator(state).bit_generator.state == gen.bit_generator.state
+    for n in ns:
+        assert pcg64.integers(state, n) == int(gen.integers(n))
+    assert pcg64.to_generator(state).bit_generator.state == gen.bit_generator.state
+    back = np.zeros_like(state)
+    pcg64.state_of(gen, back)
+    np.testing.assert_array_equal(back, state)
+
+
+def test_pcg64_state_of_rejects_other_generators() -> None:
+    with pytest.raises(ValueError, match="gen must draw from PCG64, got MT19937"):
+        pcg64.state_of(np.random.Generator(np.random.MT19937(0)), np.zeros(6, np.uint64))
