@@ -44,8 +44,16 @@ from numba.extending import overload
 
 from rummy_agents import joker_greedy_kernels as J
 from rummy_agents.gin_rules_kernels import FALLBACK, decide
-from rummy_agents.pcg64 import seed_state, state_of, to_generator
-from rummy_env.core.batch import HOOK_OPTIONS, PAR_CHUNKS, new_work
+from rummy_agents.pcg64 import draw, seed_state, state_of, to_generator
+from rummy_env.core.batch import (
+    HOOK_OPTIONS,
+    PAR_CHUNKS,
+    apply_action,
+    legal_mask,
+    new_work,
+    settle,
+    write_obs,
+)
 from rummy_env.core.jit import kernel
 from rummy_env.core.learner import advance_game, next_u64
 
@@ -88,7 +96,7 @@ def _gin_decide(policy, obs, masks, b, na, gen, scratch):
             if a == FALLBACK:
                 return FALLBACK
             if n > 0:
-                a += scratch[gen.integers(0, n)]
+                a += scratch[draw(gen, n)]
             return a
 
         return impl
@@ -306,6 +314,77 @@ def play_per_game_parallel(states, cfg, tables, masks, obs, na, seat, acted, str
     return DONE, n, 0, 0
 
 
+HAND_OVER = 3
+"""``play_single``'s status: a hand (or the episode) ended at the last step."""
+
+
+@kernel
+def play_single(states, cfg, tables, masks, obs, na, learner, action, cum, hands0, more,
+                policy, gens, saved, scratch):  # fmt: skip
+    """The single-agent env's step on its one game (``RummySingleAgentEnv``, over the AEC env's
+    batch of one): the learner's ``action`` (none if -1), then the opponents, seat ``q``'s
+    agent drawing its ties from generator ``gens[slot]``, until the learner's turn, the end of
+    a hand or of the episode. ``cum`` (float64 per seat) is kept as the AEC env keeps its
+    ``_cumulative_rewards`` (the actor's entry cleared, then every step's rewards added);
+    ``hands0``: the hands played before.
+
+    Returns:
+        (status, last seat, last action, learner's reward of its own step, ``more`` plus the
+        learner's rewards of the opponents' steps, done, truncated, hands played, x): status
+        ``DONE`` (the learner's turn), ``HAND_OVER`` (a hand ended at the last step; the env
+        records it and calls again), ``REFERENCE`` (opponent slot ``x``'s decision is the
+        reference's; its generator is as before it) or ``ILLEGAL`` (``x``: the illegal
+        action). Last seat -1: no step was played.
+    """
+    rec = states[0]
+    work = new_work(states, cfg)
+    p_n = rec.rewards.shape[0]
+    last_q = -1
+    last_a = -1
+    own = 0.0
+    for _ in range(1_000_000):
+        q = rec.cur
+        if action >= 0:
+            a = action
+            action = -1
+        else:
+            if rec.done or q == learner:
+                return DONE, last_q, last_a, own, more, rec.done != 0, rec.truncated != 0, \
+                    rec.hands_played, 0  # fmt: skip
+            slot = q - 1 if q > learner else q
+            gen = gens[slot]
+            saved[:] = gen
+            write_obs(rec, cfg, q, obs[0])
+            a = policy_decide(policy, obs, masks, 0, na, gen, scratch)
+            if a == FALLBACK:
+                gen[:] = saved
+                return REFERENCE, last_q, last_a, own, more, False, False, rec.hands_played, slot
+            if a < 0 or a >= na or masks[0, a] != 1:
+                return ILLEGAL, last_q, last_a, own, more, False, False, rec.hands_played, a
+        if apply_action(rec, cfg, tables, a, masks[0], work):
+            settle(rec, cfg, tables, work)
+        legal_mask(rec, cfg, tables, masks[0], work)
+        cum[q] = 0.0
+        for k in range(p_n):
+            cum[k] += np.float64(rec.rewards[k])
+        if q == learner and last_q < 0:
+            own = np.float64(rec.rewards[learner])
+        else:
+            more += np.float64(rec.rewards[learner])
+        last_q = q
+        last_a = a
+        if rec.done or rec.hands_played > hands0:
+            return HAND_OVER, last_q, last_a, own, more, rec.done != 0, rec.truncated != 0, \
+                rec.hands_played, 0  # fmt: skip
+    return ILLEGAL, last_q, -1, own, more, False, False, rec.hands_played, -1  # pragma: no cover
+
+
+@kernel
+def single_scratch(policy, na):
+    """``play_single``'s buffers for ``policy``: (generator save, decision scratch)."""
+    return np.empty(6, np.uint64), policy_scratch(policy, na)
+
+
 class CompiledPolicy(NamedTuple):
     """What an agent's ``compiled_policy(game)`` offers the Gymnasium vector env."""
 
@@ -321,6 +400,10 @@ class CompiledPolicy(NamedTuple):
     """:func:`play_per_game` with threads."""
     seed_rows: Any = seed_rows
     """Seeds the per-game generators of games dealt anew (:func:`seed_rows`)."""
+    single: Any = play_single
+    """The single-agent env's step (:func:`play_single`)."""
+    single_scratch: Any = single_scratch
+    """Its buffers."""
     to_generator: Any = to_generator
     """The numpy generator of a per-game state (for a move the Python reference decides)."""
     state_of: Any = state_of
@@ -329,12 +412,14 @@ class CompiledPolicy(NamedTuple):
 
 __all__ = [
     "DONE",
+    "HAND_OVER",
     "ILLEGAL",
     "REFERENCE",
     "CompiledPolicy",
     "play_per_game",
     "play_per_game_parallel",
     "play_shared",
+    "play_single",
     "policy_decide",
     "policy_scratch",
     "seed_agents",

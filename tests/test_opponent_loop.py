@@ -161,3 +161,94 @@ def test_pcg64_draws_what_numpy_draws(seed: int, ns: list[int]) -> None:
 def test_pcg64_state_of_rejects_other_generators() -> None:
     with pytest.raises(ValueError, match="gen must draw from PCG64, got MT19937"):
         pcg64.state_of(np.random.Generator(np.random.MT19937(0)), np.zeros(6, np.uint64))
+
+
+# -- the single env ------------------------------------------------------------------------------
+
+
+def _single_python(env: Any) -> Any:
+    """Force a ``gymnasium.make`` env onto its Python loop (AEC steps and agent calls)."""
+    env.unwrapped._compile_opponents = lambda: None
+    return env
+
+
+SINGLE_CASES = [
+    ("rummy/GinRummy-v0", {}),
+    ("rummy/GinRummy-v0", {"opponent": "planner", "oklahoma": True}),
+    ("rummy/GinRummy-v0", {"opponent": "novice", "auto_meld": False, "learner_seat": 1}),
+    ("rummy/GinRummy-v0", {"opponent": "simple_best", "episode": "match", "target": 40}),
+    ("rummy/FiveHundredRum-v0", {}),
+    ("rummy/FiveHundredRum-v0", {"num_players": 3, "opponent": "greedy@hold_melds=3"}),
+    ("rummy/Rummy51-v0", {"num_players": 3}),
+    ("rummy/Rummy51-v0", {"opponent": "greedy@hold_open=3"}),
+]
+
+
+def _single_both(gym_id: str, kwargs: dict[str, Any], steps: int, seed: int,
+                 patch: Any = None) -> None:  # fmt: skip
+    env = gymnasium.make(gym_id, **kwargs)
+    ref = _single_python(gymnasium.make(gym_id, **kwargs))
+    if patch is not None:
+        patch(env.unwrapped)
+    _same(env.reset(seed=seed), ref.reset(seed=seed), "reset")
+    assert env.unwrapped._compiled is not None, "not compiled"
+    rng = np.random.default_rng(seed)
+    episodes = 0
+    for t in range(steps):
+        mask = env.unwrapped.action_masks()
+        np.testing.assert_array_equal(mask, ref.unwrapped.action_masks())
+        a = int(rng.choice(np.flatnonzero(mask))) if t % 23 else int(rng.integers(mask.size))
+        got, want = env.step(a), ref.step(a)
+        _same(got, want, f"step {t}")
+        for name in ("rewards", "_cumulative_rewards", "terminations", "truncations", "infos"):
+            assert getattr(env.unwrapped.aec, name) == getattr(ref.unwrapped.aec, name), name
+        assert env.unwrapped.aec.agent_selection == ref.unwrapped.aec.agent_selection
+        assert env.unwrapped.aec.last_action == ref.unwrapped.aec.last_action
+        if got[2] or got[3]:
+            episodes += 1
+            _same(env.reset(), ref.reset(), f"reset after step {t}")
+    assert episodes > 0, "no episode ended"
+
+
+@pytest.mark.parametrize(("gym_id", "kwargs"), SINGLE_CASES)
+def test_single_env_compiled_equals_python(gym_id, kwargs) -> None:
+    """``gymnasium.make``: the compiled opponents (``play_single``) and the AEC env's
+    bookkeeping after them equal the Python loop's, step by step, illegal actions included.
+    """
+    _single_both(gym_id, kwargs, 250, seed=11)
+
+
+REFERRED: list[int] = []
+
+
+def _single_refer(env: Any) -> None:
+    """Every other compiled call of opponents only (at resets, after a hand, after a reference
+    move) hands its first opponent move to the reference.
+    """
+    calls = [0]
+    compile_real = env._compile_opponents
+
+    def compile_opponents() -> None:
+        compile_real()
+        real = env._single
+
+        def single(*args: Any) -> Any:
+            calls[0] += 1
+            states, learner, action = args[0], args[6], args[7]
+            q = int(states["cur"][0])
+            if calls[0] % 2 or action >= 0 or q == learner or states["done"][0]:
+                return real(*args)
+            REFERRED.append(q)
+            return (REFERENCE, -1, -1, 0.0, args[10], False, False, int(args[9]),
+                    q - (q > learner))  # fmt: skip
+
+        env._single = single
+
+    env._compile_opponents = compile_opponents
+
+
+def test_single_env_reference_moves() -> None:
+    REFERRED.clear()
+    _single_both("rummy/GinRummy-v0", {}, 120, seed=2, patch=_single_refer)
+    _single_both("rummy/FiveHundredRum-v0", {"num_players": 3}, 80, seed=3, patch=_single_refer)
+    assert len(REFERRED) >= 4

@@ -377,17 +377,44 @@ class RummyAECEnv(AECEnv):
             own[ag] = r
             cumulative[ag] += r
         if done or hands > self._hands_played:
-            rec = self.game.states[0]
-            for i, ag in enumerate(self.agents):
-                self.infos[ag] = self._hand_info(rec, i, bool(done))
-            if done:
-                for ag in self.agents:
-                    self.terminations[ag] = not trunc
-                    self.truncations[ag] = bool(trunc)
+            self._hand_over(done, trunc)
         self._hands_played = hands
         self.agent_selection = self.possible_agents[cur]
         if self.render_mode == "human":
             self.render()
+
+    def _hand_over(self, done: bool, trunc: bool) -> None:
+        """Record a hand that ended at the last step (the infos; the flags if ``done``)."""
+        rec = self.game.states[0]
+        for i, ag in enumerate(self.agents):
+            self.infos[ag] = self._hand_info(rec, i, bool(done))
+        if done:
+            for ag in self.agents:
+                self.terminations[ag] = not trunc
+                self.truncations[ag] = bool(trunc)
+
+    def _after_steps(
+        self, seat: int, action: int, cumulative: list[float], done: bool, trunc: bool, hands: int
+    ) -> None:
+        """Bring the bookkeeping up to date after steps played by a compiled loop on the game
+        (``rummy_agents.opponent_loop.play_single``), as :meth:`step` leaves it after the last
+        of them: ``seat`` played ``action`` last, ``cumulative`` holds every seat's cumulative
+        reward, and no hand ended before that last step.
+        """
+        states = self.game.states
+        if states is not self._rewards_of:
+            self._rewards_row, self._rewards_of = states["rewards"][0], states
+        self.last_action = (self.possible_agents[seat], action)
+        own, cum = self.rewards, self._cumulative_rewards
+        for ag, r, c in zip(
+            self.possible_agents, self._rewards_row.tolist(), cumulative, strict=True
+        ):
+            own[ag] = r
+            cum[ag] = c
+        if done or hands > self._hands_played:
+            self._hand_over(done, trunc)
+        self._hands_played = hands
+        self.agent_selection = self.possible_agents[int(states["cur"][0])]
 
     def _hand_info(self, rec: np.void, i: int, done: bool) -> dict[str, Any]:
         """Info of seat ``i`` after a hand (``done``: the episode is over)."""

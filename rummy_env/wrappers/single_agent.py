@@ -22,6 +22,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from rummy_env.core.jit import entry_point
 from rummy_env.core.validate import (
     check_action,
     check_choice,
@@ -186,6 +187,7 @@ class RummySingleAgentEnv(gym.Env):
                 f"or be None, got {type(features).__name__} {features!r}"
             )
         self._opponent_specs = list(opponents)
+        self._factories = all(isinstance(o, AgentFactory) for o in self._opponent_specs)
         if learner_seat is not None:
             learner_seat = check_int("learner_seat", learner_seat, 0, self.num_players - 1)
         self.fixed_seat = learner_seat
@@ -205,6 +207,12 @@ class RummySingleAgentEnv(gym.Env):
         self._opponents: dict[str, Any] = {}
         self._views: dict[str, SeatView] = {}
         self._done = True
+        self._compiled: Any = None  # the opponents' compiled policy, this episode (if any)
+        self._gens = np.zeros((n_opp, 6), dtype=np.uint64)  # their generators, there
+        self._obs_buf = np.zeros((1, self.aec.game.obs_size), dtype=np.float32)
+        self._single: Any = None  # its compiled step, called without numba's dispatch
+        self._single_args: tuple[Any, ...] = ()
+        self._kinds: tuple[Any, ...] = ()  # the parameter types it was compiled for
 
     # -- helpers ------------------------------------------------------------------------------
     @property
@@ -223,10 +231,93 @@ class RummySingleAgentEnv(gym.Env):
         trunc = self.aec.truncations[learner]
         return self.aec.terminations[learner] and not trunc, trunc
 
+    def _compile_opponents(self) -> None:
+        """Play this episode's opponents compiled (``rummy_agents.opponent_loop.play_single``)
+        where they can be: agents built by factories (the env's own, so their generators may
+        live in arrays during the episode) that offer ``compiled_policy`` with the same
+        parameters; not at 3- and 4-player Gin Rummy tables.
+        """
+        self._compiled = None
+        if self.aec._several_tables or not self._factories:
+            return
+        agents = [self._opponents[a] for a in self._opponent_names]
+        offers = [getattr(agent, "compiled_policy", None) for agent in agents]
+        if any(offer is None for offer in offers):
+            return
+        found = [offer(self.aec.game) for offer in offers]
+        first = found[0]
+        for cp in found[1:]:
+            if cp is None or len(cp.params) != len(first.params):
+                return
+            for x, y in zip(cp.params, first.params, strict=True):
+                if type(x) is not type(y) or not np.array_equal(x, y):
+                    return
+        if first is None:
+            return
+        for k, agent in enumerate(agents):
+            first.state_of(agent.rng, self._gens[k])
+        g = self.aec.game
+        kinds = tuple((type(x), getattr(x, "dtype", None), np.ndim(x)) for x in first.params)
+        if self._single is None or self._single_args[0] is not g.states or kinds != self._kinds:
+            self._kinds = kinds
+            saved, scratch = first.single_scratch(first.params, self.num_actions)
+            args = (
+                g.states, g.cfg, g.tables, g.masks, self._obs_buf, self.num_actions,
+                self.learner_seat, -1, np.zeros(self.num_players), 0, 0.0, first.params,
+                self._gens, saved, scratch,
+            )  # fmt: skip
+            # called without numba's dispatch: typing the record array costs a millisecond,
+            # and the types stay those of these arguments (an env's agents are of one kind)
+            self._single = entry_point(first.single, *args)
+            self._single_args = args
+        args = self._single_args
+        self._single_args = (*args[:6], self.learner_seat, *args[7:11], first.params, *args[12:])
+        self._compiled = first
+
+    def _play_compiled(self, action: int) -> tuple[float, float, bool, bool]:
+        """The learner's ``action`` (-1: none) and the opponents' moves up to its next turn, in
+        compiled calls; the AEC env's bookkeeping is brought up to date after each (as its own
+        ``step`` leaves it). Returns (learner's reward of its step, of the opponents' steps,
+        term, trunc).
+        """
+        aec, cp = self.aec, self._compiled
+        names = aec.possible_agents
+        cum = np.array([aec._cumulative_rewards[a] for a in names], dtype=np.float64)
+        own = more = 0.0
+        states, cfg, tables, masks, obs, na, seat, _, _, _, _, params, gens, saved, scratch = (
+            self._single_args
+        )
+        single = self._single
+        while True:
+            status, q, a, own_k, more, done, trunc, hands, x = single(
+                states, cfg, tables, masks, obs, na, seat, int(action), cum,
+                int(aec._hands_played), float(more), params, gens, saved, scratch,
+            )  # fmt: skip
+            if action >= 0:
+                own, action = own_k, -1
+            if q >= 0:
+                aec._after_steps(q, a, cum.tolist(), done, trunc, hands)
+            if status == 0 or done:
+                return (own, more, *self._finished())
+            if status == 1:  # the reference decides: the seat's agent, with its generator
+                agent_name = aec.agent_selection
+                agent = self._opponents[agent_name]
+                agent.rng = cp.to_generator(self._gens[x])
+                choice = int(agent.act(aec.observe(agent_name), self._views[agent_name]))
+                cp.state_of(agent.rng, self._gens[x])
+                aec.step(choice)
+                more += float(aec.rewards[names[self.learner_seat]])
+                cum[:] = [aec._cumulative_rewards[n] for n in names]
+            elif status == 2:
+                aec.step(x)  # raises the AEC env's ValueError for the illegal move
+
     def _play_opponents(self) -> tuple[float, bool, bool]:
         """Opponents act until the learner's turn or the end; returns (learner reward, term,
         trunc) accumulated over their decisions.
         """
+        if self._compiled is not None:
+            _, more, term, trunc = self._play_compiled(-1)
+            return more, term, trunc
         reward = 0.0
         aec = self.aec
         learner = aec.possible_agents[self.learner_seat]
@@ -266,11 +357,13 @@ class RummySingleAgentEnv(gym.Env):
         for _ in range(1000):
             self.aec.reset(seed=int(rng.integers(2**31 - 1)), options=options or None)
             others = [a for a in self.aec.possible_agents if a != self.learner]
+            self._opponent_names = others
             self._opponents = {
                 a: _build(s, int(rng.integers(2**31 - 1)))
                 for a, s in zip(others, self._opponent_specs, strict=True)
             }
             self._views = {a: SeatView(self.aec, a) for a in others}
+            self._compile_opponents()
             _, term, trunc = self._play_opponents()
             self._done = term or trunc
             if not self._done:
@@ -292,9 +385,12 @@ class RummySingleAgentEnv(gym.Env):
                 raise ValueError(f"action {a} is not legal now")
             legal = np.flatnonzero(mask)
             a = int(legal[self.np_random.integers(legal.size)])
-        self.aec.step(a)
-        reward = float(self.aec.rewards[self.aec.possible_agents[self.learner_seat]])
-        more, term, trunc = self._play_opponents()
+        if self._compiled is not None:
+            reward, more, term, trunc = self._play_compiled(a)
+        else:
+            self.aec.step(a)
+            reward = float(self.aec.rewards[self.aec.possible_agents[self.learner_seat]])
+            more, term, trunc = self._play_opponents()
         self._done = term or trunc
         info = self._info()
         info["illegal_action"] = illegal
