@@ -32,10 +32,11 @@ ENV_VAR = "RUMMY_ENV_COMPILE_NOTICE"
 
 GAME_NAMES = {"gin_rummy": "Gin Rummy", "five_hundred_rum": "500 Rum", "rummy51": "Rummy 51"}
 
-GAME_SECONDS = {"gin_rummy": 12, "five_hundred_rum": 25, "rummy51": 30}
-"""Seconds an empty cache takes to compile a game's AEC env, vector env and Gymnasium env
-kernels on the 2-core development machine (measured with ``experiments/benchmark.py``'s cold
-start rows)."""
+GAME_SECONDS = {"gin_rummy": 40, "five_hundred_rum": 50, "rummy51": 55}
+"""Seconds an empty cache takes to compile what a game's Gymnasium env needs before its first
+step (its kernels and its rule opponent's, played compiled inside the env's loop) on the
+2-core development machine (``experiments/benchmark.py``'s cold start rows, 2026-11-28: 40,
+51 and 55 s); the AEC env alone needs less."""
 
 RECORD_GAMES: dict[tuple[str, ...], str] = {}
 """Record field names -> game, filled by ``core.batch.register`` (the batch entry points are
