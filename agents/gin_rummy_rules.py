@@ -542,11 +542,13 @@ class _GinRuleAgent:
         auto = size == _OBS_SIZE_AUTO
         if size < _KERNEL_OBS_SIZE[auto]:
             return None
-        from rummy_agents.opponent_loop import CompiledPolicy  # noqa: PLC0415 - numba on use
+        from rummy_agents import opponent_loop  # noqa: PLC0415 - numba on use
 
         best_meld, now_w, risk_w, margin = self._kernel_options()
         policy = (int(kind), int(best_meld), float(now_w), float(risk_w), float(margin), int(auto))
-        return CompiledPolicy(policy, self.rng)
+        return opponent_loop.CompiledPolicy(
+            policy, self.rng, shared_parallel=opponent_loop.play_shared_parallel
+        )
 
     def _act_row_reference(self, obs: np.ndarray, masks: Any, i: int, auto_meld: Any) -> int:
         """Row ``i`` of :meth:`act_batch_reference` (the row the compiled code left to it)."""

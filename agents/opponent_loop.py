@@ -103,6 +103,27 @@ def _gin_decide(policy, obs, masks, b, na, gen, scratch):
     return None
 
 
+def policy_candidates(policy, obs, masks, b, na, cands):
+    """Game ``b``'s decision before its tie-break, for the policies that draw last:
+    ``(action, n)``, the move being ``action + cands[draw(gen, n)]`` when ``n > 0``
+    (``gin_rules_kernels.decide``'s convention); ``FALLBACK`` for the reference.
+    """
+    raise NotImplementedError
+
+
+@overload(policy_candidates, **HOOK_OPTIONS)
+def _gin_candidates(policy, obs, masks, b, na, cands):
+    if _is_gin(policy):
+
+        def impl(policy, obs, masks, b, na, cands):
+            kind, best_meld, now_w, risk_w, margin, auto = policy
+            return decide(obs[b], masks[b, :na], kind, best_meld, now_w, risk_w, margin, auto,
+                          cands)  # fmt: skip
+
+        return impl
+    return None
+
+
 @overload(policy_scratch, **HOOK_OPTIONS)
 def _gin_scratch(policy, na):
     if _is_gin(policy):
@@ -191,6 +212,60 @@ def play_shared(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed
             advance_game(states, rows[j], acts[j], cfg, tables, masks, obs, work, seat, acted,
                          streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
                          final_seat, started)  # fmt: skip
+    return ILLEGAL, 0, -1  # the opponents never gave the learner a move
+
+
+@kernel(parallel=True)
+def play_shared_parallel(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
+                         learner, actions, rewards, term, trunc, final_obs, final_info,
+                         final_seat, started, policy, gen, rows, acts):  # fmt: skip
+    """:func:`play_shared` with threads, for the policies whose tie-break is drawn last
+    (:func:`policy_candidates`: Gin's rule agents): each round decides its games' moves in
+    parallel, draws their ties from ``gen`` in game order, then applies the moves in parallel.
+    The same moves, draws and results as :func:`play_shared` (the games are independent; only
+    the generator is shared, and it is drawn from in the same order).
+    """
+    n = states.shape[0]
+    cands = np.empty((n, 52), np.int64)
+    ties = np.zeros(n, np.int64)
+    if learner:
+        n_ch = min(n, PAR_CHUNKS)
+        for ch in prange(n_ch):
+            work = new_work(states, cfg)
+            for i in range(ch * n // n_ch, (ch + 1) * n // n_ch):
+                advance_game(states, i, actions[i], cfg, tables, masks, obs, work, seat, acted,
+                             streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
+                             final_seat, started)  # fmt: skip
+    for _ in range(1_000_000):
+        k = 0
+        for i in range(n):
+            if states[i].cur != seat[i]:
+                rows[k] = i
+                k += 1
+        if k == 0:
+            return DONE, 0, 0
+        n_ch = min(k, PAR_CHUNKS)
+        for ch in prange(n_ch):
+            for j in range(ch * k // n_ch, (ch + 1) * k // n_ch):
+                a, t = policy_candidates(policy, obs, masks, rows[j], na, cands[j])
+                acts[j] = a
+                ties[j] = t
+        for j in range(k):
+            a = acts[j]
+            if a == FALLBACK:
+                return REFERENCE, k, j
+            if ties[j] > 0:
+                a += cands[j, draw(gen, ties[j])]
+                acts[j] = a
+            i = rows[j]
+            if a < 0 or a >= na or masks[i, a] != 1:
+                return ILLEGAL, k, j
+        for ch in prange(n_ch):
+            work = new_work(states, cfg)
+            for j in range(ch * k // n_ch, (ch + 1) * k // n_ch):
+                advance_game(states, rows[j], acts[j], cfg, tables, masks, obs, work, seat,
+                             acted, streams, fixed_seat, rewards, term, trunc, final_obs,
+                             final_info, final_seat, started)  # fmt: skip
     return ILLEGAL, 0, -1  # the opponents never gave the learner a move
 
 
@@ -394,6 +469,8 @@ class CompiledPolicy(NamedTuple):
     """The agent's generator (the ties of :func:`play_shared`)."""
     shared: Any = play_shared
     """The loop of one agent for every game."""
+    shared_parallel: Any = None
+    """:func:`play_shared_parallel` where the policy supports it (None: serial only)."""
     per_game: Any = play_per_game
     """The loop of one agent per game and seat, built anew every episode."""
     per_game_parallel: Any = play_per_game_parallel
@@ -419,7 +496,9 @@ __all__ = [
     "play_per_game",
     "play_per_game_parallel",
     "play_shared",
+    "play_shared_parallel",
     "play_single",
+    "policy_candidates",
     "policy_decide",
     "policy_scratch",
     "seed_agents",

@@ -86,8 +86,16 @@ def test_compiled_loop_equals_python_loop(gym_id, kwargs, n, steps) -> None:
 
 
 def test_parallel_loop_equals_python_loop() -> None:
-    """Over ``PARALLEL_MIN_BATCH`` games the per-game loop may run threaded: same results."""
+    """Over ``PARALLEL_MIN_BATCH`` games the loops may run threaded: same results."""
     _play_both("rummy/FiveHundredRum-v0", {}, 260, 12, seed=8)
+    _play_both("rummy/GinRummy-v0", {}, 300, 40, seed=9)
+    _play_both("rummy/GinRummy-v0", {"opponent": "planner", "auto_meld": False}, 260, 30, seed=2)
+    gin = gymnasium.make_vec("rummy/GinRummy-v0", num_envs=256)
+    gin.reset(seed=0)
+    for _ in range(12):
+        gin.step(np.array([np.flatnonzero(m)[0] for m in gin.action_masks()]))
+    assert gin._shared_run.calls >= 12
+    assert gin._shared_run.kernels[0] is gin._shared_policy().shared_parallel
     env = gymnasium.make_vec("rummy/Rummy51-v0", num_envs=260)
     env.reset(seed=1)
     run = env._per_game_run

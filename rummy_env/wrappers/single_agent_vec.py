@@ -250,6 +250,7 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         ]
         self._round_rows = np.zeros(n, dtype=np.int64)  # a round of the compiled opponents
         self._round_acts = np.zeros(n, dtype=np.int64)
+        self._shared_run: Any = None  # the timed choice of threaded or serial shared loop
         self._per_game = self._per_game_policy()
         if self._per_game is not None:  # the agents' generators, one per game and seat
             self._gens = np.zeros((n, n_opp, 6), dtype=np.uint64)
@@ -466,10 +467,14 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         learner = actions is not None
         a = actions if learner else self._round_acts
         rows_buf, acts_buf = self._round_rows, self._round_acts
+        run = cp.shared
+        if cp.shared_parallel is not None and self.num_envs >= PARALLEL_MIN_BATCH:
+            pair = (cp.shared_parallel, cp.shared)
+            if self._shared_run is None or tuple(self._shared_run.kernels) != pair:
+                self._shared_run = FastestStep(list(pair))
+            run = self._shared_run
         while True:
-            status, k, j = cp.shared(
-                *head, learner, a, *tail, cp.params, cp.rng, rows_buf, acts_buf
-            )
+            status, k, j = run(*head, learner, a, *tail, cp.params, cp.rng, rows_buf, acts_buf)
             if status == 0:
                 return
             learner = False
