@@ -403,9 +403,13 @@ def play_single(states, cfg, tables, masks, obs, na, learner, action, cum, hands
     ``_cumulative_rewards`` (the actor's entry cleared, then every step's rewards added);
     ``hands0``: the hands played before.
 
+    ``obs`` has two rows: the observation of the opponent deciding, and the learner's, written
+    whenever the call returns ``DONE`` or ``HAND_OVER``.
+
     Returns:
         (status, last seat, last action, learner's reward of its own step, ``more`` plus the
-        learner's rewards of the opponents' steps, done, truncated, hands played, x): status
+        learner's rewards of the opponents' steps, done, truncated, hands played, x, the seat
+        to act): status
         ``DONE`` (the learner's turn), ``HAND_OVER`` (a hand ended at the last step; the env
         records it and calls again), ``REFERENCE`` (opponent slot ``x``'s decision is the
         reference's; its generator is as before it) or ``ILLEGAL`` (``x``: the illegal
@@ -424,8 +428,9 @@ def play_single(states, cfg, tables, masks, obs, na, learner, action, cum, hands
             action = -1
         else:
             if rec.done or q == learner:
+                write_obs(rec, cfg, learner, obs[1])
                 return DONE, last_q, last_a, own, more, rec.done != 0, rec.truncated != 0, \
-                    rec.hands_played, 0  # fmt: skip
+                    rec.hands_played, 0, q  # fmt: skip
             slot = q - 1 if q > learner else q
             gen = gens[slot]
             saved[:] = gen
@@ -433,9 +438,11 @@ def play_single(states, cfg, tables, masks, obs, na, learner, action, cum, hands
             a = policy_decide(policy, obs, masks, 0, na, gen, scratch)
             if a == FALLBACK:
                 gen[:] = saved
-                return REFERENCE, last_q, last_a, own, more, False, False, rec.hands_played, slot
+                return REFERENCE, last_q, last_a, own, more, False, False, rec.hands_played, \
+                    slot, q  # fmt: skip
             if a < 0 or a >= na or masks[0, a] != 1:
-                return ILLEGAL, last_q, last_a, own, more, False, False, rec.hands_played, a
+                return ILLEGAL, last_q, last_a, own, more, False, False, rec.hands_played, \
+                    a, q  # fmt: skip
         if apply_action(rec, cfg, tables, a, masks[0], work):
             settle(rec, cfg, tables, work)
         legal_mask(rec, cfg, tables, masks[0], work)
@@ -449,9 +456,10 @@ def play_single(states, cfg, tables, masks, obs, na, learner, action, cum, hands
         last_q = q
         last_a = a
         if rec.done or rec.hands_played > hands0:
+            write_obs(rec, cfg, learner, obs[1])
             return HAND_OVER, last_q, last_a, own, more, rec.done != 0, rec.truncated != 0, \
-                rec.hands_played, 0  # fmt: skip
-    return ILLEGAL, last_q, -1, own, more, False, False, rec.hands_played, -1  # pragma: no cover
+                rec.hands_played, 0, rec.cur  # fmt: skip
+    return ILLEGAL, last_q, -1, own, more, False, False, rec.hands_played, -1, rec.cur
 
 
 @kernel

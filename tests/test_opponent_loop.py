@@ -248,7 +248,7 @@ def _single_refer(env: Any) -> None:
                 return real(*args)
             REFERRED.append(q)
             return (REFERENCE, -1, -1, 0.0, args[10], False, False, int(args[9]),
-                    q - (q > learner))  # fmt: skip
+                    q - (q > learner), q)  # fmt: skip
 
         env._single = single
 

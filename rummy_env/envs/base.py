@@ -394,12 +394,19 @@ class RummyAECEnv(AECEnv):
                 self.truncations[ag] = bool(trunc)
 
     def _after_steps(
-        self, seat: int, action: int, cumulative: list[float], done: bool, trunc: bool, hands: int
+        self,
+        seat: int,
+        action: int,
+        cumulative: list[float],
+        done: bool,
+        trunc: bool,
+        hands: int,
+        cur: int,
     ) -> None:
         """Bring the bookkeeping up to date after steps played by a compiled loop on the game
         (``rummy_agents.opponent_loop.play_single``), as :meth:`step` leaves it after the last
         of them: ``seat`` played ``action`` last, ``cumulative`` holds every seat's cumulative
-        reward, and no hand ended before that last step.
+        reward, no hand ended before that last step, and ``cur`` is to act.
         """
         states = self.game.states
         if states is not self._rewards_of:
@@ -414,7 +421,7 @@ class RummyAECEnv(AECEnv):
         if done or hands > self._hands_played:
             self._hand_over(done, trunc)
         self._hands_played = hands
-        self.agent_selection = self.possible_agents[int(states["cur"][0])]
+        self.agent_selection = self.possible_agents[cur]
 
     def _hand_info(self, rec: np.void, i: int, done: bool) -> dict[str, Any]:
         """Info of seat ``i`` after a hand (``done``: the episode is over)."""

@@ -209,7 +209,9 @@ class RummySingleAgentEnv(gym.Env):
         self._done = True
         self._compiled: Any = None  # the opponents' compiled policy, this episode (if any)
         self._gens = np.zeros((n_opp, 6), dtype=np.uint64)  # their generators, there
-        self._obs_buf = np.zeros((1, self.aec.game.obs_size), dtype=np.float32)
+        # the compiled loop's observations: the opponent deciding, the learner's at its return
+        self._obs_buf = np.zeros((2, self.aec.game.obs_size), dtype=np.float32)
+        self._obs_ready = False  # the learner's row holds its observation now
         self._single: Any = None  # its compiled step, called without numba's dispatch
         self._single_args: tuple[Any, ...] = ()
         self._kinds: tuple[Any, ...] = ()  # the parameter types it was compiled for
@@ -221,8 +223,13 @@ class RummySingleAgentEnv(gym.Env):
         return self.aec.possible_agents[self.learner_seat]
 
     def _obs(self) -> np.ndarray:
-        # the learner's observation vector, as ``aec.observe(learner)`` builds it
-        raw = self.aec.game.observe_unchecked(0, self.learner_seat)
+        # the learner's observation vector, as ``aec.observe(learner)`` builds it (the compiled
+        # loop wrote it when it returned)
+        if self._obs_ready:
+            self._obs_ready = False
+            raw = self._obs_buf[1].copy()
+        else:
+            raw = self.aec.game.observe_unchecked(0, self.learner_seat)
         return raw if self.features is None else self.features(raw)
 
     def _finished(self) -> tuple[bool, bool]:
@@ -256,6 +263,8 @@ class RummySingleAgentEnv(gym.Env):
             return
         for k, agent in enumerate(agents):
             first.state_of(agent.rng, self._gens[k])
+        names = self.aec.possible_agents
+        self._cum = np.array([self.aec._cumulative_rewards[a] for a in names], dtype=np.float64)
         g = self.aec.game
         kinds = tuple((type(x), getattr(x, "dtype", None), np.ndim(x)) for x in first.params)
         if self._single is None or self._single_args[0] is not g.states or kinds != self._kinds:
@@ -282,22 +291,23 @@ class RummySingleAgentEnv(gym.Env):
         """
         aec, cp = self.aec, self._compiled
         names = aec.possible_agents
-        cum = np.array([aec._cumulative_rewards[a] for a in names], dtype=np.float64)
+        cum = self._cum  # the AEC env's _cumulative_rewards, kept alike
         own = more = 0.0
         states, cfg, tables, masks, obs, na, seat, _, _, _, _, params, gens, saved, scratch = (
             self._single_args
         )
         single = self._single
         while True:
-            status, q, a, own_k, more, done, trunc, hands, x = single(
+            status, q, a, own_k, more, done, trunc, hands, x, cur = single(
                 states, cfg, tables, masks, obs, na, seat, int(action), cum,
                 int(aec._hands_played), float(more), params, gens, saved, scratch,
             )  # fmt: skip
             if action >= 0:
                 own, action = own_k, -1
             if q >= 0:
-                aec._after_steps(q, a, cum.tolist(), done, trunc, hands)
+                aec._after_steps(q, a, cum.tolist(), done, trunc, hands, cur)
             if status == 0 or done:
+                self._obs_ready = status == 0 or status == 3  # the loop wrote it
                 return (own, more, *self._finished())
             if status == 1:  # the reference decides: the seat's agent, with its generator
                 agent_name = aec.agent_selection
@@ -315,6 +325,7 @@ class RummySingleAgentEnv(gym.Env):
         """Opponents act until the learner's turn or the end; returns (learner reward, term,
         trunc) accumulated over their decisions.
         """
+        self._obs_ready = False
         if self._compiled is not None:
             _, more, term, trunc = self._play_compiled(-1)
             return more, term, trunc
@@ -385,6 +396,7 @@ class RummySingleAgentEnv(gym.Env):
                 raise ValueError(f"action {a} is not legal now")
             legal = np.flatnonzero(mask)
             a = int(legal[self.np_random.integers(legal.size)])
+        self._obs_ready = False
         if self._compiled is not None:
             reward, more, term, trunc = self._play_compiled(a)
         else:
