@@ -51,7 +51,6 @@ from rummy_env.core.batch import (
     apply_action,
     legal_mask,
     new_work,
-    settle,
     write_obs,
 )
 from rummy_env.core.jit import kernel
@@ -391,17 +390,25 @@ def play_per_game_parallel(states, cfg, tables, masks, obs, na, seat, acted, str
 
 HAND_OVER = 3
 """``play_single``'s status: a hand (or the episode) ended at the last step."""
+PENDING = 4
+"""``play_single``'s status: the last move's transition is left to the game's ``settle``."""
 
 
 @kernel
-def play_single(states, cfg, tables, masks, obs, na, learner, action, cum, hands0, more,
-                policy, gens, saved, scratch):  # fmt: skip
+def play_single(states, cfg, tables, masks, obs, na, learner, action, pending, cum, hands0,
+                more, policy, gens, saved, scratch):  # fmt: skip
     """The single-agent env's step on its one game (``RummySingleAgentEnv``, over the AEC env's
     batch of one): the learner's ``action`` (none if -1), then the opponents, seat ``q``'s
     agent drawing its ties from generator ``gens[slot]``, until the learner's turn, the end of
     a hand or of the episode. ``cum`` (float64 per seat) is kept as the AEC env keeps its
     ``_cumulative_rewards`` (the actor's entry cleared, then every step's rewards added);
     ``hands0``: the hands played before.
+
+    A transition the game leaves to its ``settle`` hook (Gin's knock scoring) is not done here,
+    so that this loop does not compile it: the call returns ``PENDING`` and the env settles it
+    (``BatchedGame.settle_pending``, compiled when a hand first ends that way), then calls again
+    with ``pending`` (the seat that moved; -1 otherwise) and its move in ``action``, and the
+    loop finishes that step's bookkeeping and goes on.
 
     ``obs`` has two rows: the observation of the opponent deciding, and the learner's, written
     whenever the call returns ``DONE`` or ``HAND_OVER``.
@@ -412,8 +419,9 @@ def play_single(states, cfg, tables, masks, obs, na, learner, action, cum, hands
         to act): status
         ``DONE`` (the learner's turn), ``HAND_OVER`` (a hand ended at the last step; the env
         records it and calls again), ``REFERENCE`` (opponent slot ``x``'s decision is the
-        reference's; its generator is as before it) or ``ILLEGAL`` (``x``: the illegal
-        action). Last seat -1: no step was played.
+        reference's; its generator is as before it), ``ILLEGAL`` (``x``: the illegal action)
+        or ``PENDING`` (seat "to act" played ``x``, whose transition awaits ``settle``). Last
+        seat -1: no step was played before.
     """
     rec = states[0]
     work = new_work(states, cfg)
@@ -423,9 +431,18 @@ def play_single(states, cfg, tables, masks, obs, na, learner, action, cum, hands
     own = 0.0
     for _ in range(1_000_000):
         q = rec.cur
-        if action >= 0:
+        if pending >= 0:  # the env settled this step: only its bookkeeping is left
+            q = pending
+            a = action
+            pending = -1
+            action = -1
+        elif action >= 0:
             a = action
             action = -1
+            if apply_action(rec, cfg, tables, a, masks[0], work):
+                return PENDING, last_q, last_a, own, more, False, False, rec.hands_played, \
+                    a, q  # fmt: skip
+            legal_mask(rec, cfg, tables, masks[0], work)
         else:
             if rec.done or q == learner:
                 write_obs(rec, cfg, learner, obs[1])
@@ -443,9 +460,10 @@ def play_single(states, cfg, tables, masks, obs, na, learner, action, cum, hands
             if a < 0 or a >= na or masks[0, a] != 1:
                 return ILLEGAL, last_q, last_a, own, more, False, False, rec.hands_played, \
                     a, q  # fmt: skip
-        if apply_action(rec, cfg, tables, a, masks[0], work):
-            settle(rec, cfg, tables, work)
-        legal_mask(rec, cfg, tables, masks[0], work)
+            if apply_action(rec, cfg, tables, a, masks[0], work):
+                return PENDING, last_q, last_a, own, more, False, False, rec.hands_played, \
+                    a, q  # fmt: skip
+            legal_mask(rec, cfg, tables, masks[0], work)
         cum[q] = 0.0
         for k in range(p_n):
             cum[k] += np.float64(rec.rewards[k])
@@ -499,6 +517,7 @@ __all__ = [
     "DONE",
     "HAND_OVER",
     "ILLEGAL",
+    "PENDING",
     "REFERENCE",
     "CompiledPolicy",
     "play_per_game",

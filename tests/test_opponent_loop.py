@@ -242,13 +242,14 @@ def _single_refer(env: Any) -> None:
 
         def single(*args: Any) -> Any:
             calls[0] += 1
-            states, learner, action = args[0], args[6], args[7]
+            states, learner, action, pending = args[0], args[6], args[7], args[8]
             q = int(states["cur"][0])
-            if calls[0] % 2 or action >= 0 or q == learner or states["done"][0]:
+            if calls[0] % 2 or action >= 0 or pending >= 0 or q == learner or states["done"][0]:
                 return real(*args)
             REFERRED.append(q)
-            return (REFERENCE, -1, -1, 0.0, args[10], False, False, int(args[9]),
-                    q - (q > learner), q)  # fmt: skip
+            more, hands = args[11], args[10]
+            return (REFERENCE, -1, -1, 0.0, more, False, False, int(hands), q - (q > learner),
+                    q)  # fmt: skip
 
         env._single = single
 

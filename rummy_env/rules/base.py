@@ -318,11 +318,21 @@ class BatchedGame:
             fn = self._entry("step_single", states, cfg, tables, i, a, masks)
         pending, done, trunc, cur, hands = fn(states, cfg, tables, i, a, masks)
         if pending:  # a rare transition (e.g. scoring a knock), compiled when first needed
-            fn = self._entries.get("settle_single") if self._entries_for is states else None
-            if fn is None:
-                fn = self._entry("settle_single", states, cfg, tables, i, masks)
-            done, trunc, cur, hands = fn(states, cfg, tables, i, masks)
+            return self.settle_pending(i)
         return done, trunc, cur, hands
+
+    def settle_pending(self, i: int) -> tuple[bool, bool, int, int]:
+        """Finish the transition a step left to the game's ``settle`` hook in game ``i`` and
+        refresh its mask (``batch.settle_single``, compiled when first needed).
+
+        Returns:
+            (done, truncated, player to act, hands played).
+        """
+        states, cfg, tables, masks = self.states, self.cfg, self.tables, self.masks
+        fn = self._entries.get("settle_single") if self._entries_for is states else None
+        if fn is None:
+            fn = self._entry("settle_single", states, cfg, tables, i, masks)
+        return fn(states, cfg, tables, i, masks)
 
     def play_random(self, episodes: int = 1, parallel: bool = True) -> dict[str, np.ndarray]:
         """Play ``episodes`` episodes of uniformly random legal actions in every game, inside

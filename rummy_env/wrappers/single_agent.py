@@ -272,7 +272,7 @@ class RummySingleAgentEnv(gym.Env):
             saved, scratch = first.single_scratch(first.params, self.num_actions)
             args = (
                 g.states, g.cfg, g.tables, g.masks, self._obs_buf, self.num_actions,
-                self.learner_seat, -1, np.zeros(self.num_players), 0, 0.0, first.params,
+                self.learner_seat, -1, -1, np.zeros(self.num_players), 0, 0.0, first.params,
                 self._gens, saved, scratch,
             )  # fmt: skip
             # called without numba's dispatch: typing the record array costs a millisecond,
@@ -280,7 +280,7 @@ class RummySingleAgentEnv(gym.Env):
             self._single = entry_point(first.single, *args)
             self._single_args = args
         args = self._single_args
-        self._single_args = (*args[:6], self.learner_seat, *args[7:11], first.params, *args[12:])
+        self._single_args = (*args[:6], self.learner_seat, *args[7:12], first.params, *args[13:])
         self._compiled = first
 
     def _play_compiled(self, action: int) -> tuple[float, float, bool, bool]:
@@ -293,22 +293,27 @@ class RummySingleAgentEnv(gym.Env):
         names = aec.possible_agents
         cum = self._cum  # the AEC env's _cumulative_rewards, kept alike
         own = more = 0.0
-        states, cfg, tables, masks, obs, na, seat, _, _, _, _, params, gens, saved, scratch = (
+        states, cfg, tables, masks, obs, na, seat, _, _, _, _, _, params, gens, saved, scratch = (
             self._single_args
         )
         single = self._single
+        pending = -1
         while True:
             status, q, a, own_k, more, done, trunc, hands, x, cur = single(
-                states, cfg, tables, masks, obs, na, seat, int(action), cum,
+                states, cfg, tables, masks, obs, na, seat, int(action), pending, cum,
                 int(aec._hands_played), float(more), params, gens, saved, scratch,
             )  # fmt: skip
-            if action >= 0:
-                own, action = own_k, -1
+            own += own_k  # the learner's own step is in one call only
+            action = pending = -1
             if q >= 0:
                 aec._after_steps(q, a, cum.tolist(), done, trunc, hands, cur)
             if status == 0 or done:
                 self._obs_ready = status == 0 or status == 3  # the loop wrote it
                 return (own, more, *self._finished())
+            if status == 4:  # seat cur played x, whose transition the game settles apart
+                aec.game.settle_pending(0)
+                pending, action = cur, x
+                continue
             if status == 1:  # the reference decides: the seat's agent, with its generator
                 agent_name = aec.agent_selection
                 agent = self._opponents[agent_name]
