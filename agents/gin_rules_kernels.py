@@ -651,6 +651,40 @@ def _defender_meld(obs, hand, mask):
 def decide(obs, mask, kind, best_meld, now_weight, risk_weight, take_margin, auto, cands):
     """One decision of a rule agent (see the module docstring for what it returns).
 
+    Args and returns: as :func:`_decide`, which it runs.
+    """
+    return _decide(obs, mask, kind, best_meld, now_weight, risk_weight, take_margin, auto, cands)
+
+
+@kernel
+def decide_novice(obs, mask, kind, best_meld, now_weight, risk_weight, take_margin, auto, cands):
+    """:func:`decide` of the novice alone (``kind`` is ignored): compiles none of the others'
+    rules (numba drops the branches of the other kinds once :func:`_decide` is inlined).
+    """
+    return _decide(obs, mask, KIND_NOVICE, best_meld, now_weight, risk_weight, take_margin, auto,
+                   cands)  # fmt: skip
+
+
+@kernel
+def decide_simple(obs, mask, kind, best_meld, now_weight, risk_weight, take_margin, auto, cands):
+    """:func:`decide` of the simple player alone (``kind`` is ignored; see
+    :func:`decide_novice`).
+    """
+    return _decide(obs, mask, KIND_SIMPLE, best_meld, now_weight, risk_weight, take_margin, auto,
+                   cands)  # fmt: skip
+
+
+@kernel
+def decide_planner(obs, mask, kind, best_meld, now_weight, risk_weight, take_margin, auto, cands):
+    """:func:`decide` of the planner alone (``kind`` is ignored; see :func:`decide_novice`)."""
+    return _decide(obs, mask, KIND_PLANNER, best_meld, now_weight, risk_weight, take_margin, auto,
+                   cands)  # fmt: skip
+
+
+@kernel(inline="always")
+def _decide(obs, mask, kind, best_meld, now_weight, risk_weight, take_margin, auto, cands):
+    """One decision of a rule agent (see the module docstring for what it returns).
+
     Args:
         obs: (obs_size,) float32 observation (at least ``OBS_SIZE[auto]`` long; a longer one,
             as in 3- and 4-player games, is read by its 2-player prefix).
@@ -758,7 +792,10 @@ __all__ = [
     "OBS_SIZE",
     "act_rows",
     "decide",
+    "decide_novice",
+    "decide_planner",
     "decide_signature",
+    "decide_simple",
     "draw_outlook",
     "feed_risk",
     "melds_with",

@@ -545,7 +545,8 @@ class _GinRuleAgent:
         from rummy_agents import opponent_loop  # noqa: PLC0415 - numba on use
 
         best_meld, now_w, risk_w, margin = self._kernel_options()
-        policy = (int(kind), int(best_meld), float(now_w), float(risk_w), float(margin), int(auto))
+        tag = opponent_loop.KIND_TAGS[kind](kind)  # the kind in the type: its rules compile alone
+        policy = (tag, int(best_meld), float(now_w), float(risk_w), float(margin), int(auto))
         return opponent_loop.CompiledPolicy(
             policy, self.rng, shared_parallel=opponent_loop.play_shared_parallel
         )

@@ -43,7 +43,16 @@ from numba import prange, types
 from numba.extending import overload
 
 from rummy_agents import joker_greedy_kernels as J
-from rummy_agents.gin_rules_kernels import FALLBACK, decide
+from rummy_agents.gin_rules_kernels import (
+    FALLBACK,
+    KIND_NOVICE,
+    KIND_PLANNER,
+    KIND_SIMPLE,
+    decide,
+    decide_novice,
+    decide_planner,
+    decide_simple,
+)
 from rummy_agents.pcg64 import draw, seed_state, state_of, to_generator
 from rummy_env.core.batch import (
     HOOK_OPTIONS,
@@ -84,14 +93,26 @@ def _is_gin(policy: types.Type) -> bool:
     return isinstance(policy, types.BaseTuple) and len(policy) == 6
 
 
+KIND_TAGS = {KIND_NOVICE: np.int8, KIND_SIMPLE: np.int16, KIND_PLANNER: np.int32}
+"""The integer type that carries a Gin policy's kind in its tuple, so that the loop compiles
+that kind's decision only (``decide_novice`` ...); an ``int64`` kind runs :func:`decide`."""
+
+
+def _gin_decision(policy: types.Type) -> Any:
+    """The decision kernel of a Gin policy's type (its kind's, by the kind's integer type)."""
+    width = getattr(policy[0], "bitwidth", 64)
+    return {8: decide_novice, 16: decide_simple, 32: decide_planner}.get(width, decide)
+
+
 @overload(policy_decide, **HOOK_OPTIONS)
 def _gin_decide(policy, obs, masks, b, na, gen, scratch):
     if _is_gin(policy):
+        fn = _gin_decision(policy)
 
         def impl(policy, obs, masks, b, na, gen, scratch):
             kind, best_meld, now_w, risk_w, margin, auto = policy
-            a, n = decide(obs[b], masks[b, :na], kind, best_meld, now_w, risk_w, margin, auto,
-                          scratch)  # fmt: skip
+            a, n = fn(obs[b], masks[b, :na], kind, best_meld, now_w, risk_w, margin, auto,
+                      scratch)  # fmt: skip
             if a == FALLBACK:
                 return FALLBACK
             if n > 0:
@@ -113,11 +134,12 @@ def policy_candidates(policy, obs, masks, b, na, cands):
 @overload(policy_candidates, **HOOK_OPTIONS)
 def _gin_candidates(policy, obs, masks, b, na, cands):
     if _is_gin(policy):
+        fn = _gin_decision(policy)
 
         def impl(policy, obs, masks, b, na, cands):
             kind, best_meld, now_w, risk_w, margin, auto = policy
-            return decide(obs[b], masks[b, :na], kind, best_meld, now_w, risk_w, margin, auto,
-                          cands)  # fmt: skip
+            return fn(obs[b], masks[b, :na], kind, best_meld, now_w, risk_w, margin, auto,
+                      cands)  # fmt: skip
 
         return impl
     return None
@@ -519,6 +541,7 @@ __all__ = [
     "ILLEGAL",
     "PENDING",
     "REFERENCE",
+    "KIND_TAGS",
     "CompiledPolicy",
     "play_per_game",
     "play_per_game_parallel",
