@@ -135,7 +135,7 @@ GYM_CASES: dict[str, tuple[str, dict[str, Any], int | None, int]] = {
         150,
     ),
     "gymvec_gin_match": ("rummy/GinRummy-v0", {"episode": "match", "target": 50}, 8, 150),
-    "gymvec_gin_300": ("rummy/GinRummy-v0", {}, 300, 40),
+    "gymvec_gin_300": ("rummy/GinRummy-v0", {}, 300, 101),
     "gymvec_five_hundred_rum_3p_hold": (
         "rummy/FiveHundredRum-v0",
         {"num_players": 3, "opponent": "greedy@hold_melds=3"},
