@@ -26,14 +26,17 @@ CACHE_SUFFIXES = (".nbi", ".nbc")
 
 
 def source_digest(folders: Iterable[Path], extra: str = "") -> str:
-    """SHA-256 of every ``.py`` file under ``folders`` (paths relative to each folder and
-    contents, in a fixed order) and of ``extra`` (e.g. the digest of a package depended on).
+    """SHA-256 of every ``.py`` file under ``folders`` (paths relative to each folder, after
+    the folder's position in the list, and contents, in a fixed order) and of ``extra`` (e.g.
+    the digest of a package depended on). The folders' own names are left out: the agents'
+    folder is ``agents`` in a checkout and ``rummy_agents`` once installed, and a wheel's
+    prebuilt kernels (``core.prebuilt``, stamped with this digest) must match both.
     """
     h = hashlib.sha256(extra.encode())
-    for folder in folders:
+    for k, folder in enumerate(folders):
         folder = Path(folder)
         for path in sorted(folder.rglob("*.py")):
-            h.update(str(path.relative_to(folder.parent)).encode())
+            h.update(f"{k}/{path.relative_to(folder).as_posix()}".encode())
             h.update(b"\0")
             h.update(path.read_bytes())
     return h.hexdigest()
