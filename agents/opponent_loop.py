@@ -63,7 +63,8 @@ from rummy_env.core.batch import (
     write_obs,
 )
 from rummy_env.core.jit import kernel
-from rummy_env.core.learner import advance_game, next_u64
+from rummy_env.core.learner import advance_game
+from rummy_env.core.rng import next_u64_at
 
 DONE = 0
 """``play_shared``'s status: the learner is to act in every game."""
@@ -193,6 +194,19 @@ def _joker_scratch(policy, na):
 # -- the loops ----------------------------------------------------------------------------------
 
 
+@kernel(inline="always")
+def waiting_rows(states, seat, rows):
+    """A round's games, those whose player to act is not the learner, into ``rows`` in game
+    order; returns how many.
+    """
+    k = 0
+    for i in range(states.shape[0]):
+        if states[i].cur != seat[i]:
+            rows[k] = i
+            k += 1
+    return k
+
+
 @kernel
 def play_shared(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
                 learner, actions, rewards, term, trunc, final_obs, final_info, final_seat,
@@ -214,11 +228,7 @@ def play_shared(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed
                          streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
                          final_seat, started)  # fmt: skip
     for _ in range(1_000_000):
-        k = 0
-        for i in range(n):
-            if states[i].cur != seat[i]:
-                rows[k] = i
-                k += 1
+        k = waiting_rows(states, seat, rows)
         if k == 0:
             return DONE, 0, 0
         for j in range(k):
@@ -258,11 +268,7 @@ def play_shared_parallel(states, cfg, tables, masks, obs, na, seat, acted, strea
                              streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
                              final_seat, started)  # fmt: skip
     for _ in range(1_000_000):
-        k = 0
-        for i in range(n):
-            if states[i].cur != seat[i]:
-                rows[k] = i
-                k += 1
+        k = waiting_rows(states, seat, rows)
         if k == 0:
             return DONE, 0, 0
         n_ch = min(k, PAR_CHUNKS)
@@ -293,10 +299,10 @@ def play_shared_parallel(states, cfg, tables, masks, obs, na, seat, acted, strea
 @kernel
 def seed_agents(streams, i, gens):
     """Seed game ``i``'s agent generators for a new episode as the env seeds the agents it
-    builds: ``s`` drawn from the game's stream (``next_u64 >> 33``), slot ``k`` gets
+    builds: ``s`` drawn from the game's stream (``next_u64_at >> 33``), slot ``k`` gets
     ``default_rng(s + k)``.
     """
-    s = np.int64(next_u64(streams, i) >> np.uint64(33))
+    s = np.int64(next_u64_at(streams, i) >> np.uint64(33))
     for k in range(gens.shape[1]):
         seed_state(s + k, gens[i, k])
 

@@ -1,6 +1,7 @@
 """The numpy draws of ``core.rng`` (``next_u64_rows``, ``randint_rows``: the single-agent vector
-env's opponents) equal the compiled ones (``next_u64``, ``randint``: every kernel), so a game's
-stream gives the same numbers whichever side draws from it.
+env's opponents) equal the compiled ones (``next_u64``, ``randint``: every kernel; ``next_u64_at``,
+``randint_at``: the vector env's streams in compiled code), so a game's stream gives the same
+numbers whichever side draws from it.
 """
 
 from __future__ import annotations
@@ -29,8 +30,20 @@ def _draw_ints(states, i, n, out):
         out[j] = rng.randint(states[i], n[j])
 
 
+def _draw_bits_at(streams, i, k, out):
+    for j in range(k):
+        out[j] = rng.next_u64_at(streams, i)
+
+
+def _draw_ints_at(streams, i, n, out):
+    for j in range(out.shape[0]):
+        out[j] = rng.randint_at(streams, i, n[j])
+
+
 draw_bits = _compiled(_draw_bits)
 draw_ints = _compiled(_draw_ints)
+draw_bits_at = _compiled(_draw_bits_at)
+draw_ints_at = _compiled(_draw_ints_at)
 
 seeds = st.integers(0, 2**64 - 1)
 
@@ -77,3 +90,27 @@ def test_randint_rows_takes_a_bound_per_row():
     got = rng.randint_rows(states, rows, n)
     want = [rng.randint_rows(twin, np.array([r]), m)[0] for r, m in zip(rows, n, strict=True)]
     np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    seeds=st.lists(seeds, min_size=1, max_size=6),
+    n=st.lists(st.integers(1, 2**31), min_size=1, max_size=8),
+)
+def test_stream_array_draws_are_the_rows_draws(seeds, n):
+    """``next_u64_at`` / ``randint_at`` draw from a stream of an array what ``next_u64_rows`` /
+    ``randint_rows`` draw from that row, and advance it alike.
+    """
+    streams = np.array(seeds, dtype=np.uint64)
+    twin = streams.copy()
+    n = np.array(n, dtype=np.int64)
+    for i in range(len(seeds)):
+        bits = np.zeros(3, np.uint64)
+        draw_bits_at(streams, i, 3, bits)
+        row = np.array([i])
+        want = [rng.next_u64_rows(twin, row)[0] for _ in range(3)]
+        np.testing.assert_array_equal(bits, want)
+        ints = np.zeros(len(n), np.int64)
+        draw_ints_at(streams, i, n, ints)
+        np.testing.assert_array_equal(ints, [rng.randint_rows(twin, row, m)[0] for m in n])
+    np.testing.assert_array_equal(streams, twin)

@@ -6,10 +6,10 @@ part: it adds the learner's reward of its own episode, records the end of that e
 learner's ``terminated``/``truncated``, its final observation, the engine's finished-episode
 integers and the episode's learner seat), deals the game anew in the same call
 (``AutoresetMode.SAME_STEP``) with its new learner seat drawn from the env's per-game stream
-(``core.rng.randint_rows``'s draw) or fixed, then writes the mask and the observation of the
-player to act. :func:`advance_rows` does it for a list of games (the env's rounds with Python
-opponents); ``rummy_agents.opponent_loop`` calls :func:`advance_game` from the loop that plays
-the compiled rule opponents.
+(``core.rng.randint_at``: ``randint_rows``'s draw) or fixed, then writes the mask and the
+observation of the player to act. :func:`advance_rows` does it for a list of games (the env's
+rounds with Python opponents); ``rummy_agents.opponent_loop`` calls :func:`advance_game` from
+the loop that plays the compiled rule opponents.
 """
 
 from __future__ import annotations
@@ -27,28 +27,7 @@ from rummy_env.core.batch import (
     write_obs,
 )
 from rummy_env.core.jit import kernel
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
-@kernel(inline="always")
-def next_u64(streams, i):
-    """64 random bits from stream ``streams[i]``: ``core.rng.next_u64_rows``'s draw for one row."""
-    z = streams[i] + _GOLDEN
-    streams[i] = z
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
-
-
-@kernel(inline="always")
-def stream_randint(streams, i, n):
-    """Uniform integer in ``[0, n)`` from stream ``streams[i]``: ``core.rng.randint_rows``'s
-    draw for one row.
-    """
-    return np.int64(((next_u64(streams, i) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+from rummy_env.core.rng import randint_at
 
 
 @kernel
@@ -85,7 +64,7 @@ def advance_game(states, i, a, cfg, tables, masks, obs, work, seat, acted, strea
             write_final_extra(rec, cfg, row[p_n + 2 :])
             final_seat[i] = s
         reset_episode(rec, cfg, tables, -1, True)
-        seat[i] = fixed_seat if fixed_seat >= 0 else stream_randint(streams, i, p_n)
+        seat[i] = fixed_seat if fixed_seat >= 0 else randint_at(streams, i, p_n)
         acted[i] = False
         started[i] = True
     legal_mask(rec, cfg, tables, masks[i], work)
@@ -104,4 +83,4 @@ def advance_rows(states, cfg, tables, masks, obs, rows, actions, seat, acted, st
                      final_seat, started)  # fmt: skip
 
 
-__all__ = ["advance_game", "advance_rows", "next_u64", "stream_randint"]
+__all__ = ["advance_game", "advance_rows"]

@@ -84,13 +84,18 @@ def randint_rows(states: np.ndarray, rows: np.ndarray, n: np.ndarray | int) -> n
 
 
 @kernel(inline="always")
-def next_u64(rec) -> np.uint64:
-    """Advance the record's ``rng`` field (SplitMix64) and return 64 random bits."""
-    rec.rng = rec.rng + _GOLDEN
-    z = rec.rng
+def _mix(z):
+    """SplitMix64's output function of an advanced state ``z``."""
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)
+
+
+@kernel(inline="always")
+def next_u64(rec) -> np.uint64:
+    """Advance the record's ``rng`` field (SplitMix64) and return 64 random bits."""
+    rec.rng = rec.rng + _GOLDEN
+    return _mix(rec.rng)
 
 
 @kernel(inline="always")
@@ -98,6 +103,22 @@ def randint(rec, n: int) -> int:
     """Uniform integer in ``[0, n)`` (multiply-shift on 32 bits; bias < n / 2**32)."""
     x = next_u64(rec) >> _S32
     return int((x * np.uint64(n)) >> _S32)
+
+
+@kernel(inline="always")
+def next_u64_at(streams, i) -> np.uint64:
+    """:func:`next_u64` for the stream ``streams[i]`` of an array of states (the draw of
+    :func:`next_u64_rows` for one row, in compiled code).
+    """
+    streams[i] = streams[i] + _GOLDEN
+    return _mix(streams[i])
+
+
+@kernel(inline="always")
+def randint_at(streams, i, n: int) -> int:
+    """:func:`randint` for the stream ``streams[i]`` (:func:`randint_rows` for one row)."""
+    x = next_u64_at(streams, i) >> _S32
+    return np.int64((x * np.uint64(n)) >> _S32)
 
 
 @kernel

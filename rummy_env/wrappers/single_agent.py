@@ -100,6 +100,28 @@ def _check_opponent(k: int, opp: Any) -> None:
     )
 
 
+def _common_policy(agents: Sequence[Any], game: Any) -> Any:
+    """The compiled policy that every agent of ``agents`` offers for ``game`` (their
+    ``compiled_policy(game)``, ``rummy_agents.opponent_loop``), the same parameters for all;
+    None if one offers none or they differ (the env then plays them in Python).
+    """
+    found = []
+    for agent in agents:
+        offer = getattr(agent, "compiled_policy", None)
+        cp = None if offer is None else offer(game)
+        if cp is None:
+            return None
+        found.append(cp)
+    first = found[0]
+    for cp in found[1:]:
+        if len(cp.params) != len(first.params):
+            return None
+        for x, y in zip(cp.params, first.params, strict=True):
+            if type(x) is not type(y) or not np.array_equal(x, y):
+                return None
+    return first
+
+
 def _build(opp: Any, seed: int) -> Any:
     if opp is None:
         return _RandomLegal(seed)
@@ -248,17 +270,7 @@ class RummySingleAgentEnv(gym.Env):
         if self.aec._several_tables or not self._factories:
             return
         agents = [self._opponents[a] for a in self._opponent_names]
-        offers = [getattr(agent, "compiled_policy", None) for agent in agents]
-        if any(offer is None for offer in offers):
-            return
-        found = [offer(self.aec.game) for offer in offers]
-        first = found[0]
-        for cp in found[1:]:
-            if cp is None or len(cp.params) != len(first.params):
-                return
-            for x, y in zip(cp.params, first.params, strict=True):
-                if type(x) is not type(y) or not np.array_equal(x, y):
-                    return
+        first = _common_policy(agents, self.aec.game)
         if first is None:
             return
         for k, agent in enumerate(agents):

@@ -72,6 +72,7 @@ from rummy_env.wrappers.single_agent import (
     ObservationFeatures,
     OpponentLike,
     _check_opponent,
+    _common_policy,
     _Policy,
 )
 
@@ -400,18 +401,7 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         if len(self._built) != len(self._specs):
             return None
         self._templates = [spec.build(0) for spec in self._specs]  # the reference's moves
-        offers = [getattr(t, "compiled_policy", None) for t in self._templates]
-        if any(offer is None for offer in offers):
-            return None
-        found = [offer(self.game) for offer in offers]
-        first = found[0]
-        for cp in found:
-            if cp is None or len(cp.params) != len(first.params):
-                return None
-            for x, y in zip(cp.params, first.params, strict=True):
-                if type(x) is not type(y) or not np.array_equal(x, y):
-                    return None
-        return first
+        return _common_policy(self._templates, self.game)
 
     def _shared_policy(self) -> Any:
         """The compiled policy of one agent playing every game (``compiled_policy`` of the
