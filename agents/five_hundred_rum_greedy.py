@@ -96,6 +96,7 @@ import numpy as np
 
 from rummy_agents.base import legal_actions
 from rummy_agents.joker_rollouts import greedy_discard_score
+from rummy_agents.pcg64 import SeededGenerator
 from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.encodings import five_hundred_rum as E
 
@@ -519,7 +520,7 @@ KERNELS = "rummy_agents.joker_greedy_kernels"
 PLANNERS = "rummy_agents.planner_kernels"
 
 
-class CompiledDecisions:
+class CompiledDecisions(SeededGenerator):
     """``act``, ``act_batch`` and ``bind`` of a rule agent whose rules run compiled: a kernel
     of :mod:`rummy_agents.joker_greedy_kernels` decides rows of observations in order (the
     same actions as the agent's ``act_reference``, the Python rules, with the same draws from
@@ -610,7 +611,7 @@ class CompiledDecisions:
             return None
         from rummy_agents.opponent_loop import CompiledPolicy  # noqa: PLC0415 - numba on use
 
-        return CompiledPolicy(tuple(kp), self.rng)
+        return CompiledPolicy(tuple(kp), self)
 
     def act(self, observation: Mapping[str, Any], view: Any = None) -> int:
         """Choose a legal action: :meth:`act_reference`'s, decided by the compiled kernel (the
@@ -725,7 +726,7 @@ class FiveHundredRumGreedyAgent(CompiledDecisions):
     ) -> None:
         if hold_melds is not None and (isinstance(hold_melds, bool) or int(hold_melds) < 0):
             raise ValueError(f"hold_melds must be None or a count >= 0, got {hold_melds!r}")
-        self.rng = np.random.default_rng(seed)
+        self._init_rng(seed)  # self.rng: default_rng(seed), built on first use
         self.node_limit = node_limit
         self.hold_melds = None if hold_melds is None else int(hold_melds)
         self.hold_jokers = bool(hold_jokers)
@@ -747,7 +748,7 @@ class FiveHundredRumGreedyAgent(CompiledDecisions):
             raise ValueError(f"no 500 Rum layout has {p} players and {d} cards")
 
     def _compiled_ok(self) -> bool:
-        if type(self.rng) is not np.random.Generator:
+        if not self.rng_is_generator():
             return False
         compiled = lazy_module(PLANNERS).CompiledMeldPlanner
         for planner in self._planners.values():

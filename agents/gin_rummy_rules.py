@@ -45,6 +45,7 @@ from rummy_agents.gin_rules_kernels import OBS_SIZE as _KERNEL_OBS_SIZE
 from rummy_agents.gin_rules_kernels import draw_outlook as _draw_outlook
 from rummy_agents.gin_rules_kernels import feed_risk as _feed_risk  # noqa: F401
 from rummy_agents.gin_rules_kernels import plan_discards as _plan_discards
+from rummy_agents.pcg64 import SeededGenerator
 from rummy_env.core.melds import (
     GIN_MELD_KINDS,
     GIN_MELD_MASKS,
@@ -343,13 +344,13 @@ def _kernel_kind(cls: type) -> int:
     return kind
 
 
-class _GinRuleAgent:
+class _GinRuleAgent(SeededGenerator):
     """Shared machinery: reading the observation, knocking, discarding, manual melding."""
 
     name = "gin_rule"
 
     def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self._init_rng(seed)  # self.rng: default_rng(seed), built on first use
         self._cands = np.empty(52, np.int64)  # the compiled decision's tie candidates
 
     # -- reading ----------------------------------------------------------------------------
@@ -537,7 +538,7 @@ class _GinRuleAgent:
         size = int(game.obs_size)
         if kind < 0 or size not in (_OBS_SIZE_AUTO, _OBS_SIZE_MANUAL):
             return None
-        if type(self.rng) is not np.random.Generator:
+        if not self.rng_is_generator():
             return None
         auto = size == _OBS_SIZE_AUTO
         if size < _KERNEL_OBS_SIZE[auto]:
@@ -548,7 +549,7 @@ class _GinRuleAgent:
         tag = opponent_loop.KIND_TAGS[kind](kind)  # the kind in the type: its rules compile alone
         policy = (tag, int(best_meld), float(now_w), float(risk_w), float(margin), int(auto))
         return opponent_loop.CompiledPolicy(
-            policy, self.rng, shared_parallel=opponent_loop.play_shared_parallel
+            policy, self, shared_parallel=opponent_loop.play_shared_parallel
         )
 
     def _act_row_reference(self, obs: np.ndarray, masks: Any, i: int, auto_meld: Any) -> int:

@@ -519,8 +519,9 @@ class CompiledPolicy(NamedTuple):
 
     params: tuple[Any, ...]
     """The decision's parameters (their layout tells the agent family: :func:`policy_decide`)."""
-    rng: np.random.Generator
-    """The agent's generator (the ties of :func:`play_shared`)."""
+    agent: Any
+    """The agent that offers it: its ``rng`` draws the ties of :func:`play_shared`, and its
+    ``write_rng_state(st)`` (``rummy_agents.pcg64.SeededGenerator``) seeds a per-game state."""
     shared: Any = play_shared
     """The loop of one agent for every game."""
     shared_parallel: Any = None

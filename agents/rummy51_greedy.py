@@ -444,7 +444,7 @@ class Rummy51GreedyAgent(CompiledDecisions):
         for key, k in (("hold_melds", hold_melds), ("hold_open", hold_open)):
             if k is not None and (isinstance(k, bool) or int(k) < 0):
                 raise ValueError(f"{key} must be None or a count >= 0, got {k!r}")
-        self.rng = np.random.default_rng(seed)
+        self._init_rng(seed)  # self.rng: default_rng(seed), built on first use
         # compiled: Rummy51Planner's plans (tests/test_planner_kernels.py), much faster
         self.planner: Rummy51Planner | CompiledRummy51Planner = CompiledRummy51Planner(node_limit)
         self.take_gain = take_gain
@@ -469,9 +469,7 @@ class Rummy51GreedyAgent(CompiledDecisions):
             raise ValueError(f"no Rummy 51 layout has {p} players")
 
     def _compiled_ok(self) -> bool:
-        return (
-            type(self.rng) is np.random.Generator and type(self.planner) is CompiledRummy51Planner
-        )
+        return self.rng_is_generator() and type(self.planner) is CompiledRummy51Planner
 
     def _kernel_params(
         self, cfg: Any, obs: np.ndarray, mask: np.ndarray

@@ -261,3 +261,62 @@ def test_single_env_reference_moves() -> None:
     _single_both("rummy/GinRummy-v0", {}, 120, seed=2, patch=_single_refer)
     _single_both("rummy/FiveHundredRum-v0", {"num_players": 3}, 80, seed=3, patch=_single_refer)
     assert len(REFERRED) >= 4
+
+
+# -- the agents' generators, built on first use ---------------------------------------------------
+
+
+def _seeded_agents() -> list[Any]:
+    from rummy_agents.five_hundred_rum_greedy import FiveHundredRumGreedyAgent
+    from rummy_agents.gin_rummy_rules import (
+        GinRummyNoviceAgent,
+        GinRummyPlannerAgent,
+        GinRummySimpleAgent,
+    )
+    from rummy_agents.rummy51_greedy import Rummy51GreedyAgent
+
+    return [
+        GinRummyNoviceAgent,
+        GinRummySimpleAgent,
+        GinRummyPlannerAgent,
+        FiveHundredRumGreedyAgent,
+        Rummy51GreedyAgent,
+    ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(0, 4), n=st.integers(2, 1000))
+def test_lazy_generator_is_default_rng_of_the_seed(seed: int, k: int, n: int) -> None:
+    cls = _seeded_agents()[k]
+    agent = cls(seed=seed)
+    state = np.zeros(pcg64.STATE_SIZE, np.uint64)
+    agent.write_rng_state(state)  # from the seed: the generator is not built
+    assert agent._rng is None
+    want = np.random.default_rng(seed)
+    np.testing.assert_array_equal(state, _state(want))
+    assert agent.rng.bit_generator.state == want.bit_generator.state
+    drawn = [int(agent.rng.integers(n)) for _ in range(5)]
+    assert drawn == [int(want.integers(n)) for _ in range(5)]
+    agent.write_rng_state(state)  # built now: its state, advanced
+    np.testing.assert_array_equal(state, _state(want))
+
+
+def _state(gen: np.random.Generator) -> np.ndarray:
+    out = np.zeros(pcg64.STATE_SIZE, np.uint64)
+    pcg64.state_of(gen, out)
+    return out
+
+
+@pytest.mark.parametrize("k", range(5))
+def test_generator_seeds_outside_the_lazy_range_behave_as_before(k: int) -> None:
+    cls = _seeded_agents()[k]
+    with pytest.raises(ValueError):
+        cls(seed=-1)  # numpy's error, at construction as before
+    big = cls(seed=2**40)
+    assert big.rng.bit_generator.state == np.random.default_rng(2**40).bit_generator.state
+    gen = np.random.default_rng(3)
+    agent = cls(seed=0)
+    agent.rng = gen  # a generator set by hand is the one drawn from
+    assert agent.rng is gen and agent.rng_is_generator()
+    agent.rng = np.random.RandomState(0)  # the compiled decisions draw from Generators only
+    assert not agent.rng_is_generator()

@@ -114,3 +114,34 @@ def test_stream_array_draws_are_the_rows_draws(seeds, n):
         draw_ints_at(streams, i, n, ints)
         np.testing.assert_array_equal(ints, [rng.randint_rows(twin, row, m)[0] for m in n])
     np.testing.assert_array_equal(streams, twin)
+
+
+# -- numpy's SeedSequence in compiled code (the games' and the agents' seeding) -----------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.one_of(st.integers(0, 2**32 - 1), st.sampled_from([0, 1, 2**31 - 1, 2**32 - 1])),
+    words=st.integers(1, 9),
+)
+def test_seed_sequence_words_are_numpys(seed: int, words: int) -> None:
+    out = np.zeros(words, np.uint64)
+    rng.seed_sequence_words(seed, out)
+    np.testing.assert_array_equal(
+        out, np.random.SeedSequence(seed).generate_state(words, np.uint64)
+    )
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**64), n=st.integers(1, 40))
+def test_seed_states_are_numpys_beyond_the_compiled_range_too(seed: int, n: int) -> None:
+    # [0, 2**32) is computed in compiled code; above it (and across it) numpy's objects
+    want = [np.random.SeedSequence(seed + i).generate_state(1, np.uint64)[0] for i in range(n)]
+    assert rng.seed_state(seed) == want[0]
+    np.testing.assert_array_equal(rng.seed_states(seed, n), np.array(want, np.uint64))
+
+
+def test_seed_states_straddling_two_to_the_32() -> None:
+    seed = 2**32 - 3
+    want = [np.random.SeedSequence(seed + i).generate_state(1, np.uint64)[0] for i in range(6)]
+    np.testing.assert_array_equal(rng.seed_states(seed, 6), np.array(want, np.uint64))

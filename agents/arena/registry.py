@@ -29,6 +29,9 @@ from typing import Any, NamedTuple
 
 from rummy_env.core.validate import ArgumentTypeError
 
+_CLASSES: dict[str, Any] = {}
+"""Target -> class, imported once."""
+
 
 @dataclass(frozen=True)
 class AgentEntry:
@@ -46,6 +49,9 @@ class AgentEntry:
         Raises:
             ValueError: for a class that cannot be imported.
         """
+        found = _CLASSES.get(self.target)
+        if found is not None:  # the Gymnasium envs build their opponents every episode
+            return found
         # the package installed as ``agents`` before it took a name of its own
         mod_name, _, cls_name = _full_target(self.target).partition(":")
         try:
@@ -54,6 +60,7 @@ class AgentEntry:
                 obj = getattr(obj, part)
         except Exception as e:  # noqa: BLE001 - any failure of an import is the user's to read
             raise ValueError(f"agent {self.target!r}: cannot import it ({_one_line(e)})") from None
+        _CLASSES[self.target] = obj
         return obj
 
     def build(self, seed: int | None = None) -> Any:

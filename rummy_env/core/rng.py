@@ -23,9 +23,15 @@ _S32 = np.uint64(32)
 
 
 def seed_state(seed: int | None) -> np.uint64:
-    """Initial stream state for one game from an integer seed (or fresh entropy for ``None``)."""
-    ss = np.random.SeedSequence(check_seed("seed", seed))
-    return ss.generate_state(1, dtype=np.uint64)[0]
+    """Initial stream state for one game from an integer seed (or fresh entropy for ``None``):
+    ``np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]``.
+    """
+    seed = check_seed("seed", seed)
+    if seed is not None and seed < _SS_FAST:
+        out = np.empty(1, dtype=np.uint64)
+        seed_sequence_range(seed, out)  # compiled: the same words, without numpy's objects
+        return out[0]
+    return np.random.SeedSequence(seed).generate_state(1, dtype=np.uint64)[0]
 
 
 def seed_states(seed: int | list[int] | None, n: int) -> np.ndarray:
@@ -41,6 +47,10 @@ def seed_states(seed: int | list[int] | None, n: int) -> np.ndarray:
         return np.random.SeedSequence().generate_state(n, dtype=np.uint64)
     if isinstance(seed, list):
         return np.array([seed_state(s) for s in seed], dtype=np.uint64)
+    if seed + n <= _SS_FAST:
+        out = np.empty(n, dtype=np.uint64)
+        seed_sequence_range(seed, out)
+        return out
     return np.array([seed_state(seed + i) for i in range(n)], dtype=np.uint64)
 
 
@@ -62,6 +72,73 @@ def side_states(seed: int | list[int] | None, n: int, stream: int) -> np.ndarray
          for s in seeds],
         dtype=np.uint64,
     )  # fmt: skip
+
+
+# numpy's SeedSequence for a seed in [0, 2**32) (one 32-bit word of entropy, no spawn key):
+# its hashing into a pool of 4 words and the words it generates from the pool
+_SS_FAST = 2**32
+_SS_POOL = 4
+_SS_M32 = np.uint64(0xFFFFFFFF)
+_SS_INIT_A = np.uint64(0x43B0D7E5)
+_SS_MULT_A = np.uint64(0x931E8875)
+_SS_INIT_B = np.uint64(0x8B51F9DD)
+_SS_MULT_B = np.uint64(0x58F38DED)
+_SS_MIX_L = np.uint64(0xCA01F9DD)
+_SS_MIX_R = np.uint64(0x4973F715)
+_SS_SHIFT = np.uint64(16)
+
+
+@kernel(inline="always")
+def _ss_hashmix(value, h):
+    """SeedSequence's ``hashmix`` on 32-bit words (``h``: the 1-element running constant)."""
+    value = (value ^ h[0]) & _SS_M32
+    h[0] = (h[0] * _SS_MULT_A) & _SS_M32
+    value = (value * h[0]) & _SS_M32
+    return value ^ (value >> _SS_SHIFT)
+
+
+@kernel(inline="always")
+def _ss_mix(x, y):
+    r = (_SS_MIX_L * x - _SS_MIX_R * y) & _SS_M32
+    return r ^ (r >> _SS_SHIFT)
+
+
+@kernel
+def seed_sequence_words(seed, out):
+    """Fill ``out`` (uint64) with ``np.random.SeedSequence(seed).generate_state(out.size,
+    np.uint64)`` for ``0 <= seed < 2**32``: numpy's algorithm in compiled code (a
+    ``SeedSequence`` object costs about 13 us to build and read).
+    """
+    h = np.empty(1, np.uint64)
+    h[0] = _SS_INIT_A
+    pool = np.empty(_SS_POOL, np.uint64)
+    pool[0] = _ss_hashmix(np.uint64(seed) & _SS_M32, h)
+    for i in range(1, _SS_POOL):
+        pool[i] = _ss_hashmix(np.uint64(0), h)
+    for i_src in range(_SS_POOL):
+        for i_dst in range(_SS_POOL):
+            if i_src != i_dst:
+                pool[i_dst] = _ss_mix(pool[i_dst], _ss_hashmix(pool[i_src], h))
+    hc = _SS_INIT_B
+    for i in range(out.size):  # two 32-bit words per uint64, little-endian
+        word = np.uint64(0)
+        for half in range(2):
+            v = pool[(2 * i + half) % _SS_POOL] ^ hc
+            hc = (hc * _SS_MULT_B) & _SS_M32
+            v = (v * hc) & _SS_M32
+            word |= (v ^ (v >> _SS_SHIFT)) << np.uint64(32 * half)
+        out[i] = word
+
+
+@kernel
+def seed_sequence_range(seed, out):
+    """``out[i] = SeedSequence(seed + i).generate_state(1, np.uint64)[0]`` (seeds in
+    ``[0, 2**32)``): the stream states :func:`seed_states` gives ``seed``.
+    """
+    one = np.empty(1, np.uint64)
+    for i in range(out.size):
+        seed_sequence_words(seed + i, one)
+        out[i] = one[0]
 
 
 def next_u64_rows(states: np.ndarray, rows: np.ndarray) -> np.ndarray:

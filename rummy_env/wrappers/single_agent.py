@@ -122,14 +122,15 @@ def _common_policy(agents: Sequence[Any], game: Any) -> Any:
     return first
 
 
-def _build(opp: Any, seed: int) -> Any:
+def _builder(opp: Any) -> Callable[[int], Any]:
+    """How a reset makes the opponent of spec ``opp`` from its drawn seed."""
     if opp is None:
-        return _RandomLegal(seed)
+        return _RandomLegal
     if isinstance(opp, AgentFactory):
-        return opp.build(seed)
+        return opp.build
     if hasattr(opp, "act"):
-        return opp
-    return _Policy(opp)
+        return lambda _seed: opp
+    return lambda _seed: _Policy(opp)
 
 
 class RummySingleAgentEnv(gym.Env):
@@ -210,6 +211,8 @@ class RummySingleAgentEnv(gym.Env):
             )
         self._opponent_specs = list(opponents)
         self._factories = all(isinstance(o, AgentFactory) for o in self._opponent_specs)
+        # how each reset builds the opponents (the protocol check costs microseconds)
+        self._builders = [_builder(o) for o in self._opponent_specs]
         if learner_seat is not None:
             learner_seat = check_int("learner_seat", learner_seat, 0, self.num_players - 1)
         self.fixed_seat = learner_seat
@@ -274,11 +277,18 @@ class RummySingleAgentEnv(gym.Env):
         if first is None:
             return
         for k, agent in enumerate(agents):
-            first.state_of(agent.rng, self._gens[k])
+            write = getattr(agent, "write_rng_state", None)  # from the seed, if unbuilt
+            if write is None:
+                first.state_of(agent.rng, self._gens[k])
+            else:
+                write(self._gens[k])
         names = self.aec.possible_agents
         self._cum = np.array([self.aec._cumulative_rewards[a] for a in names], dtype=np.float64)
         g = self.aec.game
-        kinds = tuple((type(x), getattr(x, "dtype", None), np.ndim(x)) for x in first.params)
+        kinds = tuple(
+            (type(x), x.dtype, x.ndim) if isinstance(x, np.ndarray) else type(x)
+            for x in first.params
+        )
         if self._single is None or self._single_args[0] is not g.states or kinds != self._kinds:
             self._kinds = kinds
             saved, scratch = first.single_scratch(first.params, self.num_actions)
@@ -387,8 +397,8 @@ class RummySingleAgentEnv(gym.Env):
             others = [a for a in self.aec.possible_agents if a != self.learner]
             self._opponent_names = others
             self._opponents = {
-                a: _build(s, int(rng.integers(2**31 - 1)))
-                for a, s in zip(others, self._opponent_specs, strict=True)
+                a: build(int(rng.integers(2**31 - 1)))
+                for a, build in zip(others, self._builders, strict=True)
             }
             self._views = {a: SeatView(self.aec, a) for a in others}
             self._compile_opponents()

@@ -464,7 +464,9 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
                 self._shared_run = FastestStep(list(pair))
             run = self._shared_run
         while True:
-            status, k, j = run(*head, learner, a, *tail, cp.params, cp.rng, rows_buf, acts_buf)
+            status, k, j = run(
+                *head, learner, a, *tail, cp.params, cp.agent.rng, rows_buf, acts_buf
+            )
             if status == 0:
                 return
             learner = False
