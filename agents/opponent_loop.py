@@ -540,6 +540,8 @@ class CompiledPolicy(NamedTuple):
     """The numpy generator of a per-game state (for a move the Python reference decides)."""
     state_of: Any = state_of
     """Writes a numpy generator's state back into a per-game state."""
+    seed_state: Any = seed_state
+    """Writes ``default_rng(seed)``'s state into a per-game state."""
 
 
 __all__ = [

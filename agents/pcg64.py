@@ -140,6 +140,11 @@ class SeededGenerator:
     generator at once (its errors, or its entropy, at construction as before).
     """
 
+    rng_from_seed = True
+    """An agent built with an int seed differs from another of its class and arguments only
+    in ``default_rng(seed)`` (a subclass that seeds anything else sets it False): the
+    Gymnasium env then keeps its compiled policy from one episode to the next."""
+
     _rng: np.random.Generator | None = None
     _rng_seed: int = 0
 

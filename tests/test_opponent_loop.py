@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import rummy_agents
 import rummy_env  # noqa: F401 - registers the ids
 from rummy_agents import pcg64
 from rummy_agents.opponent_loop import REFERENCE
@@ -320,3 +321,35 @@ def test_generator_seeds_outside_the_lazy_range_behave_as_before(k: int) -> None
     assert agent.rng is gen and agent.rng_is_generator()
     agent.rng = np.random.RandomState(0)  # the compiled decisions draw from Generators only
     assert not agent.rng_is_generator()
+
+
+@pytest.mark.parametrize("gym_id", ["rummy/GinRummy-v0", "rummy/Rummy51-v0"])
+def test_single_env_keeps_the_registry_opponents_policy(gym_id: str) -> None:
+    """After the first episode a registry opponent is not built unless the reference plays one
+    of its moves (the differential tests above run over those episodes); an agent object as
+    opponent is never rebuilt, and a user's factory is rebuilt every episode.
+    """
+    env = gymnasium.make(gym_id).unwrapped
+    env.reset(seed=0)
+    assert env._template is not None and len(env._opponents) == 1
+    env.reset(seed=1)
+    assert env._compiled is env._template and env._opponents == {}
+    name = env._opponent_names[0]
+    agent = env._opponent(name)  # built on demand, with this episode's seed
+    assert agent.rng.bit_generator.state == (
+        np.random.default_rng(env._opponent_seeds[name]).bit_generator.state
+    )
+
+    built: list[int] = []
+
+    class Factory:
+        def build(self, seed: int) -> Any:
+            built.append(seed)
+            spec = ("greedy", "rummy51") if "51" in gym_id else ("simple", "gin_rummy")
+            return rummy_agents.agent_spec(*spec).build(seed)
+
+    env = gymnasium.make(gym_id, opponent=Factory()).unwrapped
+    for s in range(3):
+        env.reset(seed=s)
+        assert env._compiled is not None
+    assert len(built) == 3 and env._template is None

@@ -43,6 +43,10 @@ class AgentEntry:
     takes_game: bool = False
     """The class takes ``game=``: :func:`resolve` passes the game it resolves for."""
 
+    builds_alike: typing.ClassVar[bool] = True
+    """Every agent :meth:`build` makes is of one class with the same arguments; only the seed
+    differs (``rummy_env.wrappers.RummySingleAgentEnv`` relies on it)."""
+
     def agent_class(self) -> Any:
         """The class of the entry, imported.
 

@@ -213,6 +213,9 @@ class RummySingleAgentEnv(gym.Env):
         self._factories = all(isinstance(o, AgentFactory) for o in self._opponent_specs)
         # how each reset builds the opponents (the protocol check costs microseconds)
         self._builders = [_builder(o) for o in self._opponent_specs]
+        self._alike = all(getattr(o, "builds_alike", False) for o in self._opponent_specs)
+        self._template: Any = None  # the compiled policy every episode's opponents share
+        self._opponent_seeds: dict[str, int] = {}
         if learner_seat is not None:
             learner_seat = check_int("learner_seat", learner_seat, 0, self.num_players - 1)
         self.fixed_seat = learner_seat
@@ -263,25 +266,48 @@ class RummySingleAgentEnv(gym.Env):
         trunc = self.aec.truncations[learner]
         return self.aec.terminations[learner] and not trunc, trunc
 
+    def _opponent(self, name: str) -> Any:
+        """The opponent of seat ``name`` this episode, built from its seed at first use."""
+        agent = self._opponents.get(name)
+        if agent is None:
+            agent = self._builders[self._opponent_names.index(name)](self._opponent_seeds[name])
+            self._opponents[name] = agent
+            self._views[name] = SeatView(self.aec, name)
+        return agent
+
     def _compile_opponents(self) -> None:
         """Play this episode's opponents compiled (``rummy_agents.opponent_loop.play_single``)
         where they can be: agents built by factories (the env's own, so their generators may
         live in arrays during the episode) that offer ``compiled_policy`` with the same
         parameters; not at 3- and 4-player Gin Rummy tables.
+
+        Factories that build alike (``builds_alike``: a fixed class and arguments, such as the
+        registry's entries) of agents whose only seeded part is ``default_rng(seed)``
+        (``rng_from_seed``, ``rummy_agents.pcg64.SeededGenerator``) give the same compiled
+        policy every episode: it is kept from the first, and later episodes seed the loop's
+        generators from the drawn seeds and build an agent only when the Python reference
+        plays one of its moves.
         """
         self._compiled = None
         if self.aec._several_tables or not self._factories:
             return
-        agents = [self._opponents[a] for a in self._opponent_names]
-        first = _common_policy(agents, self.aec.game)
+        first = self._template
         if first is None:
-            return
-        for k, agent in enumerate(agents):
-            write = getattr(agent, "write_rng_state", None)  # from the seed, if unbuilt
-            if write is None:
-                first.state_of(agent.rng, self._gens[k])
-            else:
-                write(self._gens[k])
+            agents = [self._opponent(a) for a in self._opponent_names]
+            first = _common_policy(agents, self.aec.game)
+            if first is None:
+                return
+            if self._alike and all(getattr(a, "rng_from_seed", False) for a in agents):
+                self._template = first
+            for k, agent in enumerate(agents):
+                write = getattr(agent, "write_rng_state", None)  # from the seed, if unbuilt
+                if write is None:
+                    first.state_of(agent.rng, self._gens[k])
+                else:
+                    write(self._gens[k])
+        else:
+            for k, name in enumerate(self._opponent_names):
+                first.seed_state(self._opponent_seeds[name], self._gens[k])  # default_rng(seed)
         names = self.aec.possible_agents
         self._cum = np.array([self.aec._cumulative_rewards[a] for a in names], dtype=np.float64)
         g = self.aec.game
@@ -338,7 +364,7 @@ class RummySingleAgentEnv(gym.Env):
                 continue
             if status == 1:  # the reference decides: the seat's agent, with its generator
                 agent_name = aec.agent_selection
-                agent = self._opponents[agent_name]
+                agent = self._opponent(agent_name)
                 agent.rng = cp.to_generator(self._gens[x])
                 choice = int(agent.act(aec.observe(agent_name), self._views[agent_name]))
                 cp.state_of(agent.rng, self._gens[x])
@@ -363,7 +389,7 @@ class RummySingleAgentEnv(gym.Env):
         while not (term or trunc) and aec.agent_selection != learner:
             agent = aec.agent_selection
             obs = aec.observe(agent)
-            aec.step(int(self._opponents[agent].act(obs, self._views[agent])))
+            aec.step(int(self._opponent(agent).act(obs, self._views[agent])))
             reward += float(aec.rewards[learner])
             term, trunc = self._finished()
         return reward, term, trunc
@@ -396,11 +422,12 @@ class RummySingleAgentEnv(gym.Env):
             self.aec.reset(seed=int(rng.integers(2**31 - 1)), options=options or None)
             others = [a for a in self.aec.possible_agents if a != self.learner]
             self._opponent_names = others
-            self._opponents = {
-                a: build(int(rng.integers(2**31 - 1)))
-                for a, build in zip(others, self._builders, strict=True)
-            }
-            self._views = {a: SeatView(self.aec, a) for a in others}
+            self._opponent_seeds = {a: int(rng.integers(2**31 - 1)) for a in others}
+            self._opponents = {}  # built by _opponent(name) when needed
+            self._views = {}
+            if self._template is None:
+                for a in others:
+                    self._opponent(a)
             self._compile_opponents()
             _, term, trunc = self._play_opponents()
             self._done = term or trunc
