@@ -736,31 +736,37 @@ def add_arena_parser(sub: argparse._SubParsersAction) -> None:
 # replay
 
 
+def _path_error(e: Exception) -> str:
+    """The reason a file operation failed, without the path (the message names it already)."""
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror
+    return str(e)
+
+
+def _shown_path(path: str) -> str:
+    """A file name short enough for a one-line error."""
+    return repr(path) if len(path) <= 160 else repr(f"{path[:100]}...{path[-50:]}")
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     """Run ``rummy-env replay``: play a game record back through the env, checking every
     decision and the result, and print the table before each decision (or, with ``--html``,
     write a page of pictures to step through).
+
+    Every failure is a :class:`CLIError` (one line): a record that cannot be read (missing, a
+    folder, no permission, not UTF-8, too long a name) or is malformed, a replay that does not
+    match, an ``--html`` file that cannot be written.
     """
     from rummy_env.game_records import read_record, replay
 
     try:
         record = read_record(args.file)
-    except ValueError as e:  # the message names the file
+    except (TypeError, ValueError) as e:  # the message names the file, the line and the field
         raise CLIError(str(e)) from None
     if args.view is not None and args.view not in record.agents:
         raise CLIError(f"--view must be one of {', '.join(record.agents)}, got {args.view!r}")
     if args.html is not None:
-        out = Path(args.html)
-        if not out.parent.is_dir():
-            raise CLIError(f"--html: folder {str(out.parent)!r} does not exist")
-        from rummy_env.render.html import write_record_page
-
-        try:
-            res = write_record_page(record, out, args.view)
-        except ValueError as e:
-            raise CLIError(f"{args.file}: {e}") from None
-        print(f"wrote {out} ({res.steps} decisions, {res.steps + 1} pictures)")
-        return 0
+        return _replay_html(args, record)
     shown = {"n": 0}
 
     def show(env: Any, i: int, agent: str, action: int) -> None:
@@ -777,7 +783,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     try:
         res = replay(record, on_step=show)
-    except ValueError as e:
+    except (TypeError, ValueError) as e:
         raise CLIError(f"{args.file}: {e}") from None
     returns = ", ".join(f"{a} {r:+g}" for a, r in res.returns.items())
     state = "finished" if res.finished else "unfinished"
@@ -786,6 +792,33 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print("the replay matches the record's result")
     else:
         print("the record has no result to compare with")
+    return 0
+
+
+def _replay_html(args: argparse.Namespace, record: Any) -> int:
+    """``rummy-env replay FILE --html OUT``: the page of the checked replay, written to OUT (the
+    folder is checked before the replay, the file's own errors when it is written).
+    """
+    from rummy_env.render.html import record_page
+
+    name = _shown_path(args.html)
+    out = Path(args.html)
+    try:
+        if out.is_dir():
+            raise CLIError(f"--html: {name} is a folder; give the page's file name")
+        if not out.parent.is_dir():
+            raise CLIError(f"--html: folder {_shown_path(str(out.parent))} does not exist")
+    except (OSError, ValueError) as e:  # too long a name, a NUL character
+        raise CLIError(f"--html: cannot write {name}: {_path_error(e)}") from None
+    try:
+        page, res = record_page(record, args.view)
+    except (TypeError, ValueError) as e:
+        raise CLIError(f"{args.file}: {e}") from None
+    try:
+        out.write_text(page, encoding="utf-8")
+    except (OSError, ValueError) as e:
+        raise CLIError(f"--html: cannot write {name}: {_path_error(e)}") from None
+    print(f"wrote {out} ({res.steps} decisions, {res.steps + 1} pictures)")
     return 0
 
 

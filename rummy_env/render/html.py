@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -72,22 +73,51 @@ show(0);
 """
 
 
-def _script_json(value: Any) -> str:
-    # inside <script>, "</" would end the element: escape it
-    return json.dumps(value).replace("</", "<\\/")
+# Inside <script>, "</script" ends the element and "<!--" or "<script" change how the HTML
+# parser reads the rest, whatever JavaScript makes of them. These characters can only be in the
+# JSON's strings, where \uXXXX stands for them: the script then holds none of them at all.
+# U+2028 and U+2029 end a line in older JavaScript (ensure_ascii escapes them already).
+_SCRIPT_ESCAPES = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
+
+
+_SLOT = re.compile("__TITLE__|__META__|__FRAMES__|__CAPTIONS__")
+
+
+def script_json(value: Any) -> str:
+    r"""``value`` as JSON that is safe to put inside an HTML ``<script>`` element as it is:
+    no ``<``, ``>``, ``&``, U+2028 or U+2029 (written ``\u003c`` ...), nor any other non-ASCII
+    character; ``json.loads`` reads it back to ``value``.
+    """
+    return json.dumps(value).translate(_SCRIPT_ESCAPES)
 
 
 def frames_page(title: str, meta: str, frames: list[str], captions: list[str]) -> str:
-    """An HTML page stepping through ``frames`` (SVG documents) with their ``captions``."""
+    """An HTML page stepping through ``frames`` (SVG documents) with their ``captions``.
+
+    Raises:
+        TypeError: for a title or meta that is not a string, or frames or captions that are
+            not lists of strings.
+        ValueError: unless there are as many captions as frames, and at least one.
+    """
+    for name, text in (("title", title), ("meta", meta)):
+        if not isinstance(text, str):
+            raise TypeError(f"{name} must be a string, got {type(text).__name__}")
+    for name, items in (("frames", frames), ("captions", captions)):
+        if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+            raise TypeError(f"{name} must be a list of strings")
     if len(frames) != len(captions) or not frames:
         raise ValueError(f"need as many captions as frames (at least one), got {len(frames)} "
                          f"frames and {len(captions)} captions")  # fmt: skip
-    return (
-        _PAGE.replace("__TITLE__", html.escape(title))
-        .replace("__META__", html.escape(meta))
-        .replace("__FRAMES__", _script_json(frames))
-        .replace("__CAPTIONS__", _script_json(captions))
-    )
+    parts = {
+        "__TITLE__": html.escape(title),
+        "__META__": html.escape(meta),
+        "__FRAMES__": script_json(frames),
+        "__CAPTIONS__": script_json(captions),
+    }
+    # one pass: a label that reads "__FRAMES__" is text, not a place to fill
+    return _SLOT.sub(lambda m: parts[m.group(0)], _PAGE)
 
 
 def record_page(record: Any, view: str | None = None) -> tuple[str, Any]:
@@ -95,18 +125,25 @@ def record_page(record: Any, view: str | None = None) -> tuple[str, Any]:
     the table before each decision and after the last, in the referee's view or ``view``'s
     (a seat then sees the other seats' moves by their public names).
 
+    Args:
+        record: a ``GameRecord`` or the path of a ``.jsonl`` record.
+        view: ``None`` (the referee's view) or one of the record's agents.
+
     Returns:
         The page and the replay's ``ReplayResult``.
 
     Raises:
-        ValueError: for a record the replay refuses, or a ``view`` that is not one of its
-            agents.
+        ValueError: for a record the replay refuses (a field of the wrong type raises
+            ``ArgumentTypeError``, both a ``TypeError`` and a ``ValueError``), or a ``view``
+            that is not one of its agents.
     """
-    from rummy_env.game_records import replay
+    from rummy_env.game_records import GameRecord, check_record, read_record, replay
     from rummy_env.render.picture import svg
 
-    if view is not None and view not in record.agents:
-        raise ValueError(f"view must be one of {record.agents} or None, got {view!r}")
+    # checked first: nothing below reads a field the schema has not vouched for
+    record = check_record(record) if isinstance(record, GameRecord) else read_record(record)
+    if view is not None and (not isinstance(view, str) or view not in record.agents):
+        raise ValueError(f"view must be one of {record.agents} or None, got {view!r:.80}")
     frames: list[str] = []
     captions: list[str] = []
 
@@ -133,7 +170,13 @@ def record_page(record: Any, view: str | None = None) -> tuple[str, Any]:
 
 
 def write_record_page(record: Any, out: str | Path, view: str | None = None) -> Any:
-    """Write ``record_page`` to ``out``; returns the replay's result."""
+    """Write ``record_page`` to ``out`` (UTF-8); returns the replay's result.
+
+    Raises:
+        ValueError: as :func:`record_page` (nothing is written then).
+        OSError: if ``out`` cannot be written (a folder, a missing folder, no permission, too
+            long a name).
+    """
     page, result = record_page(record, view)
     Path(out).write_text(page, encoding="utf-8")
     return result
