@@ -214,11 +214,12 @@ def test_four_player_gin_hides_the_other_table(app, api):
 
 def test_stop_and_delete(api):
     state = api.post("/api/play", json={"opponents": "random"}).json()
-    r = api.post(f"/api/play/{state['id']}/stop")
+    r = api.post(f"/api/play/{state['id']}/stop", json={})
     assert r.status_code == 200 and r.json()["result"]["verdict"] == "stopped"
     record = read_record(api.get(f"/api/play/{state['id']}/record").text.splitlines())
     assert record.result["truncated"] and not record.result["terminated"]
-    assert api.delete(f"/api/play/{state['id']}").json() == {"deleted": state["id"]}
+    r = api.request("DELETE", f"/api/play/{state['id']}", json={})
+    assert r.json() == {"deleted": state["id"]}
     assert api.get(f"/api/play/{state['id']}").status_code == 404
 
 
@@ -271,7 +272,7 @@ def test_bad_bodies(api):
     expect_error(api.post("/api/play", content=b"{not json", headers=headers), 400, "not JSON")
     expect_error(api.post("/api/play", json=[1, 2]), 400, "JSON object")
     big = b'{"text": "' + b"x" * (web.MAX_BODY_BYTES + 10) + b'"}'
-    expect_error(api.post("/api/replays", content=big), 413, "bytes")
+    expect_error(api.post("/api/replays", content=big, headers=headers), 413, "bytes")
     expect_error(api.get("/api/nowhere"), 404, "no such page")
     expect_error(api.delete("/api/catalog"), 405, "DELETE")
     expect_error(api.get("/static/secret.py"), 404, "no file")
@@ -304,7 +305,7 @@ def test_too_many_games(app):
         assert r.status_code == 201
         ids.append(r.json()["id"])
     expect_error(c.post("/api/play", json={"opponents": "random"}), 429, str(web.MAX_GAMES))
-    c.post(f"/api/play/{ids[3]}/stop")
+    c.post(f"/api/play/{ids[3]}/stop", json={})
     assert c.post("/api/play", json={"opponents": "random"}).status_code == 201
     assert c.get(f"/api/play/{ids[3]}").status_code == 404  # the finished game made room
     assert len(c.get("/api/play").json()["games"]) == web.MAX_GAMES
@@ -331,12 +332,12 @@ def test_sessions_are_isolated(app):
     for method, path, body in [
         ("GET", f"/api/play/{gid}", None),
         ("POST", f"/api/play/{gid}/move", {"action": legal}),
-        ("POST", f"/api/play/{gid}/stop", None),
+        ("POST", f"/api/play/{gid}/stop", {}),
         ("GET", f"/api/play/{gid}/record", None),
-        ("DELETE", f"/api/play/{gid}", None),
+        ("DELETE", f"/api/play/{gid}", {}),
         ("GET", f"/api/replays/{rid}", None),
         ("GET", f"/api/replays/{rid}/frame?step=1", None),
-        ("DELETE", f"/api/replays/{rid}", None),
+        ("DELETE", f"/api/replays/{rid}", {}),
     ]:
         r = b.request(method, path, json=body)
         assert r.status_code == 404, (method, path, r.text)
@@ -346,7 +347,7 @@ def test_sessions_are_isolated(app):
     forged = client(app)
     forged.cookies.set(web.COOKIE, "forged")
     r = forged.get(f"/api/play/{gid}")
-    assert r.status_code == 404 and "forged" not in r.headers["set-cookie"]
+    assert r.status_code == 404 and "forged" not in r.headers.get("set-cookie", "")
     # the owner plays on
     r = a.post(f"/api/play/{gid}/move", json={"action": legal})
     assert r.status_code == 200 and r.json()["steps"] >= 1
@@ -460,13 +461,13 @@ def test_records_folder_is_a_fence(tmp_path, records):
 
 
 def test_serve_command(monkeypatch, tmp_path, capsys):
-    import uvicorn
+    import rummy_agents.web as command
 
     calls = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
+    monkeypatch.setattr(command, "serve", lambda app, host, port: calls.append((app, host, port)))
     assert main(["serve", "--port", "8123", "--records", str(tmp_path)]) == 0
-    app, kw = calls[0]
-    assert kw["host"] == "127.0.0.1" and kw["port"] == 8123
+    app, host, port = calls[0]
+    assert host == "127.0.0.1" and port == 8123
     c = client(app)
     assert c.get("/api/catalog", headers={"host": "evil.example"}).status_code == 400
     assert c.get("/api/catalog", headers={"host": "127.0.0.1:8123"}).json()["records"] is True

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
+import sys
+import time
 from pathlib import Path
+from typing import Any
 
 from rummy_agents.cli import CLIError
 
@@ -32,7 +36,7 @@ def is_loopback(host: str) -> bool:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Run ``rummy-env serve``: check the flags, then serve the app until Ctrl+C."""
+    """Run ``rummy-env serve``: check the flags, then serve the app until Ctrl+C or SIGTERM."""
     records = None
     if args.records is not None:
         records = Path(args.records).expanduser()
@@ -41,7 +45,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise CLIError(f"--port must be 0..65535, got {args.port}")
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401 - serve() runs it: say now that it is missing
 
         from rummy_agents.web.app import create_app
     except ImportError:
@@ -59,8 +63,51 @@ def cmd_serve(args: argparse.Namespace) -> int:
             + (" and read the records of --records" if records else ""),
             flush=True,
         )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    serve(app, args.host, args.port)
     return 0
+
+
+STOP_SECONDS = 3
+"""After Ctrl+C or SIGTERM, the requests still running get this long to end (their agents'
+moves are interrupted at once, so they end sooner)."""
+
+
+def serve(app: Any, host: str, port: int) -> None:
+    """Serve ``app`` with uvicorn until Ctrl+C or SIGTERM, then stop within a few seconds:
+    the signal interrupts every agent's move at once (``app.state.shutdown()``), uvicorn waits
+    :data:`STOP_SECONDS` at most for the requests still open, and should a worker thread still
+    be busy after that (a compiled kernel that does not return), the process exits anyway.
+    """
+    import uvicorn
+
+    from rummy_agents.web.app import agent_moves_running
+
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=STOP_SECONDS
+    )
+    server = uvicorn.Server(config)
+    handle_exit = server.handle_exit
+
+    def stop(sig: int, frame: Any) -> None:
+        # uvicorn only stops taking requests and waits for the open ones: end their work now
+        app.state.shutdown()
+        handle_exit(sig, frame)
+
+    server.handle_exit = stop  # type: ignore[method-assign]
+    try:
+        # after SIGTERM uvicorn raises it again once stopped: the default action ends the
+        # process there, busy worker threads or not; Ctrl+C raises KeyboardInterrupt
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    app.state.shutdown()
+    deadline = time.monotonic() + STOP_SECONDS
+    while agent_moves_running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if agent_moves_running():
+        print("rummy-env serve: an agent's move did not stop: exiting now", flush=True)
+        sys.stdout.flush()
+        os._exit(0)
 
 
 def add_serve_parser(sub: argparse._SubParsersAction) -> None:
@@ -91,4 +138,4 @@ def add_serve_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_serve)
 
 
-__all__ = ["INSTALL", "add_serve_parser", "cmd_serve", "is_loopback"]
+__all__ = ["INSTALL", "add_serve_parser", "cmd_serve", "is_loopback", "serve"]

@@ -28,9 +28,10 @@ function showError(message) {
 
 async function api(method, path, body) {
   const init = { method, headers: {}, credentials: "same-origin" };
-  if (body !== undefined) {
+  if (method !== "GET") {
+    // the server takes requests that change something as JSON only (no other site's form)
     init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
+    init.body = JSON.stringify(body === undefined ? {} : body);
   }
   const response = await fetch(path, init);
   let data = null;
@@ -306,6 +307,7 @@ async function startGame(ev) {
     $("hands").replaceChildren();
     state.game = game;
     await showEvents(game, game.events);
+    await playOn(game);
   });
 }
 
@@ -316,11 +318,21 @@ async function play(action) {
     try {
       const game = await api("POST", `/api/play/${encodeURIComponent(state.game.id)}/move`, { action });
       await showEvents(game, game.events);
+      await playOn(game);
     } catch (e) {
       setMoves(state.game, true);
       throw e;
     }
   });
+}
+
+// A long run of agents' moves comes in parts (the server answers each request in bounded
+// time, the game "pending"): ask for the rest until it is the person's turn or the end.
+async function playOn(game) {
+  while (game && game.pending && !game.over && state.game && state.game.id === game.id) {
+    game = await api("POST", `/api/play/${encodeURIComponent(game.id)}/advance`, {});
+    await showEvents(game, game.events);
+  }
 }
 
 async function stopGame() {
@@ -344,6 +356,7 @@ async function resume() {
     if (event.hand) $("hands").appendChild(handBox(event.hand, game.labels));
   }
   renderGame(game);
+  await playOn(game);
 }
 
 // -- replays ------------------------------------------------------------------------------------
