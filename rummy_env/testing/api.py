@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 from pettingzoo.test import api_test, seed_test
 
+from rummy_env.core.validate import ArgumentTypeError, _show, check_int
+
 
 def _rejects_unmasked(raw: Any, mask: np.ndarray, rng: np.random.Generator, k: int = 3) -> None:
     """A few unmasked actions must raise ``ValueError`` and leave the game unchanged."""
@@ -38,9 +40,26 @@ def check_aec_env(
 ) -> None:
     """Check an env factory (``env()`` with wrappers) against PettingZoo's and our contract.
 
+    Args:
+        env_fn: a callable that returns a new env (an AEC env, wrappers included).
+        num_cycles: cycles PettingZoo's ``api_test`` and ``seed_test`` play (an integer >= 1).
+        episodes: episodes played on top with random legal actions (an integer >= 0).
+        seed: seed of the first of those episodes (the next ones: ``seed + 1``, ...) and of
+            the actions drawn (an integer >= 0).
+
     Raises:
+        TypeError: (``ArgumentTypeError``) for an ``env_fn`` that is not callable or a count or
+            seed that is not an integer (checked before ``env_fn`` is called).
+        ValueError: for a count or seed out of range.
         AssertionError: on the first violation.
     """
+    if not callable(env_fn):
+        raise ArgumentTypeError(
+            f"env_fn must be a callable that returns a new env, got {_show(env_fn)}"
+        )
+    num_cycles = check_int("num_cycles", num_cycles, 1)
+    episodes = check_int("episodes", episodes, 0)
+    seed = check_int("seed", seed, 0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         api_test(env_fn(), num_cycles=num_cycles)

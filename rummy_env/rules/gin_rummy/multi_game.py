@@ -12,7 +12,13 @@ from typing import Any
 import numpy as np
 
 from rummy_env.core.cards import make_deck, validate_deck
-from rummy_env.core.validate import ArgumentTypeError, check_int, check_sample_worlds
+from rummy_env.core.validate import (
+    ArgumentTypeError,
+    _show,
+    check_int,
+    check_sample_worlds,
+    is_int,
+)
 from rummy_env.encodings import gin_rummy as E
 from rummy_env.rules.base import BatchedGame
 from rummy_env.rules.gin_rummy import multi_kernels as MK
@@ -35,6 +41,20 @@ def table_pairs(round_index: int) -> tuple[tuple[int, int], tuple[int, int]]:
     """
     opp = 1 if round_index % 2 == 0 else 3
     return (0, opp), (2, 4 - opp)
+
+
+def _is_sequence(value: Any, ndim: tuple[int, ...] = (1,)) -> bool:
+    """A list, tuple or numpy array with ``ndim`` dimensions (no str, dict, set or iterator:
+    their order or length is not a deck's or a pair's).
+    """
+    if isinstance(value, np.ndarray):
+        return value.ndim in ndim
+    return isinstance(value, (list, tuple))
+
+
+def _is_pair(value: Any, ndim: tuple[int, ...] = (1,)) -> bool:
+    """A sequence (``_is_sequence``) of exactly two entries: one per table."""
+    return _is_sequence(value, ndim) and len(value) == 2
 
 
 class GinRummyMultiGame(BatchedGame):
@@ -78,7 +98,8 @@ class GinRummyMultiGame(BatchedGame):
     # -- reset arguments --------------------------------------------------------------------
     def check_dealer(self, name: str, dealer: Any) -> int:
         """3 players: the seat that deals first (and sits out). 4 players: the two first
-        dealers, ``[seat at table 0 (0 or 1), seat at table 1 (2 or 3)]``.
+        dealers, ``[seat at table 0 (0 or 1), seat at table 1 (2 or 3)]`` (a list, tuple or 1-d
+        array of Python or numpy integers).
 
         Raises:
             TypeError: (``ArgumentTypeError``) for a value of the wrong type.
@@ -86,10 +107,10 @@ class GinRummyMultiGame(BatchedGame):
         """
         if self.num_players == 3:
             return check_int(name, dealer, 0, 2)
-        if not isinstance(dealer, (list, tuple)) or len(dealer) != 2:
+        if not _is_pair(dealer):
             raise ArgumentTypeError(
                 f"{name} must be [dealer at table 0 (0 or 1), dealer at table 1 (2 or 3)] with "
-                f"4 players, got {dealer!r}"
+                f"4 players, got {_show(dealer)}"
             )
         d0 = check_int(f"{name}[0]", dealer[0], 0, 1)
         d1 = check_int(f"{name}[1]", dealer[1], 2, 3)
@@ -97,7 +118,9 @@ class GinRummyMultiGame(BatchedGame):
 
     def check_deck(self, name: str, deck: Any) -> np.ndarray:
         """3 players: one stacked deck (dealt from the top, one card at a time starting with the
-        seat after the dealer). 4 players: a list of two decks, table 0's then table 1's.
+        seat after the dealer). 4 players: two decks, table 0's then table 1's (a list, tuple or
+        (2, 52) array); each in any form a 2-player deck takes (a list, tuple or 1-d array of
+        card ids or texts like ``"As"``, or one space-separated text).
 
         Raises:
             TypeError: (``ArgumentTypeError``) for a value of the wrong type.
@@ -105,21 +128,22 @@ class GinRummyMultiGame(BatchedGame):
         """
         if self.num_players == 3:
             return validate_deck(deck, self.deck, name)[None, :]
-        if (
-            not isinstance(deck, (list, tuple, np.ndarray))
-            or (isinstance(deck, np.ndarray) and deck.ndim == 0)  # a 0-d array has no len()
-            or len(deck) != 2
-        ):
-            raise ArgumentTypeError(
-                f"{name} must be a list of two stacked decks (table 0's, table 1's) with "
-                f"4 players, got {deck!r}"
-            )
-        if isinstance(deck[0], str) or np.ndim(deck[0]) == 0:
-            raise ArgumentTypeError(
-                f"{name} must be a list of two stacked decks (table 0's, table 1's) with "
-                f"4 players, got a single card {deck[0]!r} first"
-            )
-        return np.stack([validate_deck(d, self.deck, f"{name}[{t}]") for t, d in enumerate(deck)])
+        form = (
+            f"{name} must be [table 0's deck, table 1's deck] with 4 players, each a stacked "
+            "deck of 52 cards (a list of card ids or texts like 'As', or one space-separated "
+            "text)"
+        )
+        if not _is_pair(deck, ndim=(1, 2)):
+            got = _show(deck)
+            if isinstance(deck, str) or (_is_sequence(deck) and len(deck) == self.deck.size):
+                got = f"a single deck {got}"  # a 2-player deck form: say what is missing
+            raise ArgumentTypeError(f"{form}, got {got}")
+        for t in range(2):
+            if not isinstance(deck[t], str) and not _is_sequence(deck[t]):
+                card = is_int(deck[t]) or (isinstance(deck[t], np.ndarray) and deck[t].ndim == 0)
+                what = "a single card" if card else "not a deck"
+                raise ArgumentTypeError(f"{form}; {name}[{t}] is {what}: {_show(deck[t])}")
+        return np.stack([validate_deck(deck[t], self.deck, f"{name}[{t}]") for t in range(2)])
 
     def _place_deck(self, i: int, row: np.ndarray) -> None:
         self.states["boards"]["deck"][i] = row
