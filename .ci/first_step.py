@@ -33,8 +33,8 @@ print(json.dumps({{"aec_s": t_aec, "gym_s": time.perf_counter() - t0, "compiled"
 
 GAMES = [
     ("gin_rummy_v0", "rummy/GinRummy-v0"),
-    ("five_hundred_rum_v1", "rummy/FiveHundredRum-v0"),
-    ("rummy51_v1", "rummy/Rummy51-v0"),
+    ("five_hundred_rum_v1", "rummy/FiveHundredRum-v1"),
+    ("rummy51_v1", "rummy/Rummy51-v1"),
 ]
 
 

@@ -47,7 +47,7 @@ for game, options in CASES:
         if term or trunc:
             single.reset()
     print(f"{game} {options}: ok")
-for gym_id in ("rummy/GinRummy-v0", "rummy/FiveHundredRum-v0", "rummy/Rummy51-v0"):
+for gym_id in ("rummy/GinRummy-v0", "rummy/FiveHundredRum-v1", "rummy/Rummy51-v1"):
     genv = gymnasium.make(gym_id, opponent="random", render_mode="rgb_array")
     check_env(genv.unwrapped)  # the render check draws a picture (Pillow at its lower bound)
     vec = RecordEpisodeStatistics(gymnasium.make_vec(gym_id, num_envs=4, opponent="random"))

@@ -21,6 +21,17 @@ from rummy_agents.published import published_agent  # noqa: E402
 from rummy_agents.random_agent import RandomAgent  # noqa: E402
 from rummy_agents.table_seat import TableSeatAgent  # noqa: E402
 from rummy_env import __version__  # noqa: E402  (one version string for both packages)
+from rummy_env.renamed import renamed_attributes  # noqa: E402
+
+# names before 0.1.0's one-name-per-game rename, deprecated (CHANGELOG)
+__getattr__ = renamed_attributes(
+    __name__,
+    {
+        "GinNoviceAgent": "GinRummyNoviceAgent",
+        "GinPlannerAgent": "GinRummyPlannerAgent",
+        "GinSimpleAgent": "GinRummySimpleAgent",
+    },
+)
 
 __all__ = [
     "Agent",

@@ -7,8 +7,8 @@ so the env package never imports this one):
 id                             game                 default opponent
 =============================  ===================  =====================================
 ``rummy/GinRummy-v0``          ``gin_rummy``        ``simple`` (EAAI simple player)
-``rummy/FiveHundredRum-v0``    ``five_hundred_rum`` ``greedy``
-``rummy/Rummy51-v0``           ``rummy51``          ``greedy``
+``rummy/FiveHundredRum-v1``    ``five_hundred_rum`` ``greedy``
+``rummy/Rummy51-v1``           ``rummy51``          ``greedy``
 =============================  ===================  =====================================
 
 ``gymnasium.make(id, **kwargs)`` builds a :class:`~rummy_env.wrappers.RummySingleAgentEnv`

@@ -63,8 +63,8 @@ TARGET_GYM_VEC = {"gin_rummy": 1_000_000.0, "five_hundred_rum": 200_000.0, "rumm
 GYM_VEC_ENVS = 256
 GYM_IDS = {
     "gin_rummy": "rummy/GinRummy-v0",
-    "five_hundred_rum": "rummy/FiveHundredRum-v0",
-    "rummy51": "rummy/Rummy51-v0",
+    "five_hundred_rum": "rummy/FiveHundredRum-v1",
+    "rummy51": "rummy/Rummy51-v1",
 }
 TARGET_FIRST_AEC_S = 15.0  # each game's first AEC step, empty numba cache
 TARGET_FIRST_GYM_S = 20.0  # each Gymnasium id's first step with its default opponent, same

@@ -13,6 +13,8 @@ venv = gymnasium.make_vec("rummy/GinRummy-v0", num_envs=256)
 
 from __future__ import annotations
 
+import types as _types
+
 # first, before any kernel loads: numba's caches of edited kernel sources are dropped
 from rummy_env.core import jitcache as _jitcache
 
@@ -49,8 +51,8 @@ for _id, _entry in ENV_IDS.items():
 
 GYM_IDS = {
     "rummy/GinRummy-v0": "gin_rummy",
-    "rummy/FiveHundredRum-v0": "five_hundred_rum",
-    "rummy/Rummy51-v0": "rummy51",
+    "rummy/FiveHundredRum-v1": "five_hundred_rum",
+    "rummy/Rummy51-v1": "rummy51",
 }
 """Gymnasium ids: one learner seat against opponents (default: the game's rule-based agent),
 ``gymnasium.make(id)`` a ``RummySingleAgentEnv``, ``gymnasium.make_vec(id, num_envs=N)`` a
@@ -65,6 +67,36 @@ for _id, _game in GYM_IDS.items():
             vector_entry_point="rummy_agents.gym_envs:make_vec_env",
             kwargs={"game": _game},
         )
+
+
+def __getattr__(name: str) -> object:
+    """An older version of a game's env module (``five_hundred_rum_v0``) as PettingZoo has it:
+    importable, and its ``env``/``raw_env``/``parallel_env`` raise ``DeprecatedEnv`` naming the
+    current module; any other unknown name is an ``AttributeError``.
+    """
+    game, sep, version = name.rpartition("_v")
+    current = ENV_MODULES.get(game)
+    if sep and version.isdigit() and current is not None:
+        now = int(current.__name__.rpartition("_v")[2])
+        if int(version) < now:
+            from pettingzoo.utils.deprecated_module import DeprecatedEnv
+
+            msg = f"{name} is now {game}_v{now}: use rummy_env.{game}_v{now} instead"
+
+            def _deprecated(*args: object, **kwargs: object) -> None:
+                raise DeprecatedEnv(msg)
+
+            module = _types.ModuleType(f"{__name__}.{name}", msg)
+            for attr in ("env", "raw_env", "parallel_env"):
+                setattr(module, attr, _deprecated)
+
+            def _gone(attr: str) -> object:
+                raise AttributeError(f"{msg} (no {attr!r} here)")
+
+            setattr(module, "__getattr__", _gone)  # noqa: B010 - PEP 562 on the stub
+            return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ENV_IDS",

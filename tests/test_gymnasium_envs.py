@@ -70,7 +70,7 @@ def test_registration_is_idempotent():
 
 def test_make_with_module_prefix_needs_no_prior_import():
     code = (
-        "import sys, gymnasium; env = gymnasium.make('rummy_env:rummy/Rummy51-v0', "
+        "import sys, gymnasium; env = gymnasium.make('rummy_env:rummy/Rummy51-v1', "
         "opponent='random'); assert 'rummy_env' in sys.modules; "
         "print(type(env.unwrapped).__name__)"
     )
@@ -119,12 +119,12 @@ def test_make_passes_options_and_opponents_through():
     specs = env.unwrapped._opponent_specs
     assert all(isinstance(s, TableSeatFactory) for s in specs)
     assert specs[0].factory.kwargs == {"take_rule": "best_meld"}
-    env = gym.make("rummy/Rummy51-v0", opponent="greedy@hold_melds=3")
+    env = gym.make("rummy/Rummy51-v1", opponent="greedy@hold_melds=3")
     assert env.unwrapped._opponent_specs[0].kwargs["hold_melds"] == 3
     # objects, factories and one spec per seat go as they are
     factory = ActOnly()
     assert gym.make(GIN, opponent=factory).unwrapped._opponent_specs == [factory]
-    env = gym.make("rummy/FiveHundredRum-v0", num_players=3, opponent=["random", None])
+    env = gym.make("rummy/FiveHundredRum-v1", num_players=3, opponent=["random", None])
     assert env.unwrapped._opponent_specs == [None, None]
     obs, info = env.reset(seed=0)
     assert env.unwrapped.action_masks()[env.unwrapped.action_masks()].size > 0

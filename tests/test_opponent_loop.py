@@ -71,11 +71,11 @@ CASES = [
     ("rummy/GinRummy-v0", {"opponent": "planner", "learner_seat": 0}, 8, 50),
     ("rummy/GinRummy-v0", {"opponent": "novice", "auto_meld": False, "oklahoma": True}, 8, 80),
     ("rummy/GinRummy-v0", {"opponent": "simple_best", "episode": "match", "target": 40}, 8, 80),
-    ("rummy/FiveHundredRum-v0", {}, 8, 60),
-    ("rummy/FiveHundredRum-v0", {"num_players": 3, "opponent": "greedy@hold_melds=3"}, 6, 50),
-    ("rummy/FiveHundredRum-v0", {"num_players": 4, "opponent": "greedy@hold_jokers=true"}, 4, 40),
-    ("rummy/Rummy51-v0", {}, 8, 50),
-    ("rummy/Rummy51-v0", {"num_players": 3, "opponent": "greedy@hold_open=3"}, 6, 40),
+    ("rummy/FiveHundredRum-v1", {}, 8, 60),
+    ("rummy/FiveHundredRum-v1", {"num_players": 3, "opponent": "greedy@hold_melds=3"}, 6, 50),
+    ("rummy/FiveHundredRum-v1", {"num_players": 4, "opponent": "greedy@hold_jokers=true"}, 4, 40),
+    ("rummy/Rummy51-v1", {}, 8, 50),
+    ("rummy/Rummy51-v1", {"num_players": 3, "opponent": "greedy@hold_open=3"}, 6, 40),
 ]
 
 
@@ -88,7 +88,7 @@ def test_compiled_loop_equals_python_loop(gym_id, kwargs, n, steps) -> None:
 
 def test_parallel_loop_equals_python_loop() -> None:
     """Over ``PARALLEL_MIN_BATCH`` games the loops may run threaded: same results."""
-    _play_both("rummy/FiveHundredRum-v0", {}, 260, 12, seed=8)
+    _play_both("rummy/FiveHundredRum-v1", {}, 260, 12, seed=8)
     _play_both("rummy/GinRummy-v0", {}, 300, 40, seed=9)
     _play_both("rummy/GinRummy-v0", {"opponent": "planner", "auto_meld": False}, 260, 30, seed=2)
     gin = gymnasium.make_vec("rummy/GinRummy-v0", num_envs=256)
@@ -97,7 +97,7 @@ def test_parallel_loop_equals_python_loop() -> None:
         gin.step(np.array([np.flatnonzero(m)[0] for m in gin.action_masks()]))
     assert gin._shared_run.calls >= 12
     assert gin._shared_run.kernels[0] is gin._shared_policy().shared_parallel
-    env = gymnasium.make_vec("rummy/Rummy51-v0", num_envs=260)
+    env = gymnasium.make_vec("rummy/Rummy51-v1", num_envs=260)
     env.reset(seed=1)
     run = env._per_game_run
     assert env._per_game.per_game_parallel in run.kernels
@@ -131,12 +131,12 @@ def test_reference_moves_resume_the_loop() -> None:
     """A move left to the Python reference (``_reference_move``, with the game's generator) and
     the loop resumed from that game give the Python loop's results.
     """
-    _play_both("rummy/FiveHundredRum-v0", {"num_players": 3}, 6, 30, seed=3, fused=_refer_once)
-    _play_both("rummy/Rummy51-v0", {}, 6, 30, seed=4, fused=_refer_once)
+    _play_both("rummy/FiveHundredRum-v1", {"num_players": 3}, 6, 30, seed=3, fused=_refer_once)
+    _play_both("rummy/Rummy51-v1", {}, 6, 30, seed=4, fused=_refer_once)
 
 
 def test_illegal_compiled_move_raises() -> None:
-    env = gymnasium.make_vec("rummy/FiveHundredRum-v0", num_envs=3)
+    env = gymnasium.make_vec("rummy/FiveHundredRum-v1", num_envs=3)
 
     def illegal(*args: Any) -> tuple[int, int, int, int]:
         return 2, 1, 0, 5
@@ -186,10 +186,10 @@ SINGLE_CASES = [
     ("rummy/GinRummy-v0", {"opponent": "planner", "oklahoma": True}),
     ("rummy/GinRummy-v0", {"opponent": "novice", "auto_meld": False, "learner_seat": 1}),
     ("rummy/GinRummy-v0", {"opponent": "simple_best", "episode": "match", "target": 40}),
-    ("rummy/FiveHundredRum-v0", {}),
-    ("rummy/FiveHundredRum-v0", {"num_players": 3, "opponent": "greedy@hold_melds=3"}),
-    ("rummy/Rummy51-v0", {"num_players": 3}),
-    ("rummy/Rummy51-v0", {"opponent": "greedy@hold_open=3"}),
+    ("rummy/FiveHundredRum-v1", {}),
+    ("rummy/FiveHundredRum-v1", {"num_players": 3, "opponent": "greedy@hold_melds=3"}),
+    ("rummy/Rummy51-v1", {"num_players": 3}),
+    ("rummy/Rummy51-v1", {"opponent": "greedy@hold_open=3"}),
 ]
 
 
@@ -260,7 +260,7 @@ def _single_refer(env: Any) -> None:
 def test_single_env_reference_moves() -> None:
     REFERRED.clear()
     _single_both("rummy/GinRummy-v0", {}, 120, seed=2, patch=_single_refer)
-    _single_both("rummy/FiveHundredRum-v0", {"num_players": 3}, 80, seed=3, patch=_single_refer)
+    _single_both("rummy/FiveHundredRum-v1", {"num_players": 3}, 80, seed=3, patch=_single_refer)
     assert len(REFERRED) >= 4
 
 
@@ -323,7 +323,7 @@ def test_generator_seeds_outside_the_lazy_range_behave_as_before(k: int) -> None
     assert not agent.rng_is_generator()
 
 
-@pytest.mark.parametrize("gym_id", ["rummy/GinRummy-v0", "rummy/Rummy51-v0"])
+@pytest.mark.parametrize("gym_id", ["rummy/GinRummy-v0", "rummy/Rummy51-v1"])
 def test_single_env_keeps_the_registry_opponents_policy(gym_id: str) -> None:
     """After the first episode a registry opponent is not built unless the reference plays one
     of its moves (the differential tests above run over those episodes); an agent object as

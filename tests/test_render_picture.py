@@ -329,7 +329,7 @@ def test_gymnasium_render_collection():
     import rummy_env  # noqa: F401
 
     env = gym.wrappers.RenderCollection(
-        gym.make("rummy/Rummy51-v0", render_mode="rgb_array", render_view="learner")
+        gym.make("rummy/Rummy51-v1", render_mode="rgb_array", render_view="learner")
     )
     env.reset(seed=1)
     legal = np.flatnonzero(env.unwrapped.action_masks())
