@@ -10,7 +10,7 @@ from rummy_env.core.cards import cards_to_mask
 from rummy_env.encodings import gin_rummy as E
 from rummy_env.rules.gin_rummy import kernels as K
 from rummy_env.rules.gin_rummy.config import GinRummyConfig
-from rummy_env.testing import gin_deck_3p, gin_decks_4p
+from rummy_env.testing import gin_deck, gin_deck_3p, gin_decks_4p
 
 # Ac..9c run and a king: taking the Tc gives gin (discarding the Kd face down); taking the Kh
 # gives a knock with 10 deadwood.
@@ -424,6 +424,39 @@ def test_four_player_shutout_doubles_the_game_bonus():
     tot.step("player_2", knock("Kd"))  # 160 >= 125 in one round, team B scored nothing
     diff = 2 * GIN_PTS + 20 + 200
     assert tot.sum["player_0"] == diff / 2 and tot.sum["player_3"] == -diff / 2
+    # ``totals`` hold every bonus, the shutout included, as with 2 players
+    for a in ("player_0", "player_2"):
+        assert env.infos[a]["totals"] == diff and env.infos[a]["settlement"] == diff
+    assert env.infos["player_1"]["totals"] == 0 == env.infos["player_3"]["totals"]
+
+
+@pytest.mark.parametrize("shutout", ["bonus_200", "double_total"])
+def test_totals_mean_the_same_with_2_3_and_4_players(shutout):
+    """The winner's ``totals``: boxes, game bonus and the shutout when every loser had it (with
+    3 players it is judged per loser, so one shut-out loser shows only in the settlements)."""
+    base = 90 + GIN_PTS + 4 * 20
+    won = base + 200 if shutout == "bonus_200" else 2 * (base + 100)
+    # 3 players, both losers scored nothing: the shutout is in the winner's totals
+    env = env3({1: RUN, 2: LOOSE}, dealer=0, upcard="Tc", episode="match", shutout=shutout)
+    rec = env.game.states[0]
+    rec["scores"] = [0, 90, 0]
+    rec["boxes"] = [0, 3, 0]
+    tot = Totals(env)
+    tot.step("player_1", TAKE)
+    tot.step("player_1", knock("Kd"))
+    assert env.infos["player_1"]["totals"] == won
+    assert env.infos["player_1"]["settlement"] == 2 * won
+    assert tot.sum == {"player_0": -won, "player_1": 2 * won, "player_2": -won}
+    # 2 players, the same match: the same totals
+    env2 = gin_rummy_v0.raw_env(episode="match", shutout=shutout)
+    env2.reset(options={"deck": gin_deck(RUN, LOOSE, upcard="Tc"), "dealer": 1})
+    st = env2.game.states[0]
+    st["scores"] = [90, 0]
+    st["boxes"] = [3, 0]
+    step_as(env2, "player_0", TAKE)
+    step_as(env2, "player_0", knock("Kd"))
+    assert all(env2.terminations.values())
+    assert env2.infos["player_0"]["totals"] == won
 
 
 def test_oklahoma_at_both_tables():

@@ -205,7 +205,10 @@ Keys that mean the same in every game are spelled alike (``outcome``, ``hands_pl
 
 With 3 and 4 players ``outcome``, ``hand_points`` and ``deadwood`` are those of the last hand at
 the seat's table (the seat sitting out: the table's outcome, 0 points), ``score`` and ``totals``
-are the team's with 4 players; the winner's ``totals`` hold the game bonus without a shutout.
+are the team's with 4 players. ``totals`` mean the same with 2, 3 and 4 players: boxes, the
+game bonus and the shutout; with 3 players, where the shutout is judged against each loser,
+the winner's ``totals`` count it when both losers scored nothing (one shut-out loser shows in
+the ``settlement``s only).
 
 Vector env (``make_vec``): ``reset`` and ``step`` infos hold ``current_player`` (N,); ``step``
 adds, for the games where ``_final_observation`` is True (an episode just ended; other rows

@@ -196,10 +196,12 @@ def _end_match(rec, cfg, winner):
         rec.settle[q] = 0
     base = rec.totals[winner]
     team = n_p == 4
+    every_shutout = True  # the winner's ``totals`` count the shutout when every loser had it
     for q in range(n_p):
         if q == winner or (team and q % 2 == winner % 2):
             continue
         shutout = rec.scores[q] == 0
+        every_shutout = every_shutout and shutout
         w_total = base + (2 * gb if shutout and not double_total else gb)
         if shutout and double_total:
             w_total *= 2
@@ -210,14 +212,17 @@ def _end_match(rec, cfg, winner):
         else:
             rec.settle[q] = -diff
             rec.settle[winner] += diff
+    w_total = base + (2 * gb if every_shutout and not double_total else gb)
+    if every_shutout and double_total:
+        w_total *= 2
     if team:
         for q in range(n_p):
             if q % 2 == winner % 2:
                 rec.settle[q] = -rec.settle[(q + 1) % 4]
-        rec.totals[winner] = base + gb
-        rec.totals[(winner + 2) % 4] = base + gb
+        rec.totals[winner] = w_total
+        rec.totals[(winner + 2) % 4] = w_total
     else:
-        rec.totals[winner] = base + gb
+        rec.totals[winner] = w_total
     for q in range(n_p):
         if cfg[M_NORMALIZED]:
             if team:
