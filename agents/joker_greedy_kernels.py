@@ -38,8 +38,9 @@ from rummy_agents.planner_kernels import (
     STEP_LAYOFF,
     STEP_MELD,
     fit_natural,
+    plan51_memo,
     plan_best,
-    plan_best51,
+    plan_best51_memo,
     plan_turn,
 )
 from rummy_env.core.jit import entry_point, kernel
@@ -58,6 +59,9 @@ SKIP = -1
 """A row the kernel leaves to the Python reference."""
 NO_LEGAL = -2
 """A mask without a legal action."""
+MEMO51_CARDS = 32
+"""Hands up to this many cards are kept in the Rummy 51 planner's memo (larger ones, which
+the game does not deal, are planned without it)."""
 
 # -- Python helpers ------------------------------------------------------------------------------
 
@@ -185,11 +189,16 @@ def row_ok(obs, b):
     """Are all of row ``b``'s values finite and within :data:`BIG` (else the reference reads
     it)?
     """
+    # a branch-free count (LLVM vectorizes it): the early return of a plain loop made this
+    # check cost more than a small hand's whole plan (the row has ~3000 values). BIG is a
+    # float32 exactly, so the float32 comparisons equal the float64 ones; NaN fails both.
+    lo = np.float32(-BIG)
+    hi = np.float32(BIG)
+    bad = 0
     for i in range(obs.shape[1]):
         v = obs[b, i]
-        if not (-BIG < v < BIG):
-            return False
-    return True
+        bad += 1 - np.int64((v > lo) & (v < hi))
+    return bad == 0
 
 
 @kernel
@@ -747,21 +756,25 @@ def _laid51(obs, b, prm, opened):
 
 
 @kernel
-def _plan51(obs, b, prm, opened, hand, table, taken, oblig, steps, left):
-    """``Rummy51GreedyAgent._plan``: (found, penalty removed, steps)."""
+def _plan51(obs, b, prm, opened, hand, table, taken, oblig, steps, left, pbuf):
+    """``Rummy51GreedyAgent._plan``: (found, penalty removed, steps); ``pbuf``: the planner's
+    memo (:func:`~rummy_agents.planner_kernels.plan51_memo`).
+    """
     laid = _laid51(obs, b, prm, opened)
-    return plan_best51(hand, table, opened, prm[R_THRESH] - laid, laid > 0 or oblig >= 0, oblig,
-                       taken, True, prm[R_NODES], steps, left)  # fmt: skip
+    return plan_best51_memo(pbuf, hand, table, opened, prm[R_THRESH] - laid,
+                            laid > 0 or oblig >= 0, oblig, taken, True, prm[R_NODES], steps,
+                            left)  # fmt: skip
 
 
 @kernel
-def _free51(hand, taken, empty, prm, steps, left):
+def _free51(hand, taken, empty, prm, steps, left, pbuf):
     """``Rummy51GreedyAgent._free``: the free arrangement (new melds only, no threshold)."""
-    return plan_best51(hand, empty, False, 0, False, -1, taken, False, prm[R_NODES], steps, left)
+    return plan_best51_memo(pbuf, hand, empty, False, 0, False, -1, taken, False, prm[R_NODES],
+                            steps, left)  # fmt: skip
 
 
 @kernel
-def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, left):
+def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, left, pbuf):
     """Is the top discard ``d`` worth taking (``_wants``)?"""
     for x in range(NUM_TYPES):
         hand2[x] = hand[x]
@@ -769,8 +782,8 @@ def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, 
     if opened and can_retrieve(table, n_table, d):
         return True
     oblig = d if prm[R_DD_OPEN] != 0 and not opened else -1
-    f0, v0, n0 = _plan51(obs, b, prm, opened, hand, table, -1, -1, steps, left)
-    f1, v1, n1 = _plan51(obs, b, prm, opened, hand2, table, d, oblig, steps, left)
+    f0, v0, n0 = _plan51(obs, b, prm, opened, hand, table, -1, -1, steps, left, pbuf)
+    f1, v1, n1 = _plan51(obs, b, prm, opened, hand2, table, d, oblig, steps, left, pbuf)
     ok0 = f0 and (opened or n0 > 0)
     ok1 = f1 and (opened or n1 > 0)
     need = PENALTY51[d] if prm[R_TAKE_ANY] == 0 else 1
@@ -778,8 +791,8 @@ def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, 
         return (not ok0) or v1 - v0 >= need
     if ok0:
         return False
-    g0, w0, _ = _free51(hand, -1, empty, prm, steps, left)
-    g1, w1, _ = _free51(hand2, d, empty, prm, steps, left)
+    g0, w0, _ = _free51(hand, -1, empty, prm, steps, left, pbuf)
+    g1, w1, _ = _free51(hand2, d, empty, prm, steps, left, pbuf)
     return g0 and g1 and w1 - w0 >= need
 
 
@@ -857,7 +870,7 @@ def _tier51(c, hand, prot, nxt, table, n_table):
 
 @kernel
 def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps, left,
-               prot, nxt, cands, keys):  # fmt: skip
+               prot, nxt, cands, keys, pbuf):  # fmt: skip
     """``_discard``: the lowest (tier, links, -penalty), ties drawn from ``rng``."""
     base = prm[R_DISCARD]
     n = 0
@@ -871,7 +884,7 @@ def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, step
                 n += 1
     if n == 0:
         return first
-    found, _, _ = _free51(hand, taken, empty, prm, steps, left)
+    found, _, _ = _free51(hand, taken, empty, prm, steps, left, pbuf)
     for x in range(NUM_TYPES):
         prot[x] = hand[x] - left[x] if found else hand[x]
         nxt[x] = 0
@@ -923,7 +936,7 @@ def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, step
 
 @kernel
 def _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2, n_table, taken,
-                      steps, left):  # fmt: skip
+                      steps, left, pbuf):  # fmt: skip
     """``_best_retrieval``: the legal retrieval after which the plan removes the most;
     :data:`SKIP` where the hand lacks the natural (the reference's planner refuses it).
     """
@@ -955,7 +968,7 @@ def _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2, n_
         else:
             table2[m, 5] &= ~(1 << k)
         found, pts, _ = _plan51(obs, b, prm, opened, hand2, table2, -1 if c == taken else taken,
-                                -1, steps, left)  # fmt: skip
+                                -1, steps, left, pbuf)  # fmt: skip
         v = pts + PENALTY51[c] if found else PENALTY51[c]
         if v > best_v:
             best = a
@@ -965,7 +978,7 @@ def _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2, n_
 
 @kernel
 def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left,
-                 prot, nxt, cands, keys):  # fmt: skip
+                 prot, nxt, cands, keys, pbuf):  # fmt: skip
     """The action of row ``b`` (``Rummy51GreedyAgent.act_reference``), :data:`SKIP` for a row
     left to the reference, :data:`NO_LEGAL` for a mask without a legal action.
     """
@@ -1005,15 +1018,16 @@ def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, ste
         d = np.int64(np.rint(np.float64(top) * 53.0)) - 1
         if d < 0 or d >= NUM_TYPES:
             return SKIP
-        wants = _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, left)
+        wants = _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, left,
+                         pbuf)  # fmt: skip
         return R_TAKE_DISCARD if wants else R_DRAW_STOCK
     taken = one_hot(obs, b, prm[R_TAKEN], NUM_TYPES)
     for a in range(prm[R_RETRIEVE], prm[R_DISCARD]):
         if masks[b, a] == 1:
             return _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2,
-                                     n_table, taken, steps, left)  # fmt: skip
+                                     n_table, taken, steps, left, pbuf)  # fmt: skip
     oblig = one_hot(obs, b, prm[R_OBLIG], NUM_TYPES)
-    found, _, ns = _plan51(obs, b, prm, opened, hand, table, taken, oblig, steps, left)
+    found, _, ns = _plan51(obs, b, prm, opened, hand, table, taken, oblig, steps, left, pbuf)
     out = False
     if found:
         n_left = 0
@@ -1047,7 +1061,7 @@ def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, ste
     if best_a >= 0:
         return best_a
     return _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps, left,
-                      prot, nxt, cands, keys)  # fmt: skip
+                      prot, nxt, cands, keys, pbuf)  # fmt: skip
 
 
 @kernel
@@ -1059,15 +1073,16 @@ def scratch51(prm, na):
         np.zeros((prm[R_M], 6), np.int64), np.zeros((1, 6), np.int64),
         np.empty((MAX_STEPS, 3), np.int64), np.empty(e, np.int64), np.empty(e, np.int64),
         np.empty(e, np.int64), np.empty(na, np.int64), np.empty((na, 3), np.int64),
+        plan51_memo(prm[R_M], MEMO51_CARDS),
     )  # fmt: skip
 
 
 @kernel(inline="always")
 def greedy51_scratch(obs, masks, b, prm, rng, scratch):
     """:func:`greedy51_row` with the buffers of :func:`scratch51`."""
-    hand, hand2, table, table2, empty, steps, left, prot, nxt, cands, keys = scratch
+    hand, hand2, table, table2, empty, steps, left, prot, nxt, cands, keys, pbuf = scratch
     return greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left,
-                        prot, nxt, cands, keys)  # fmt: skip
+                        prot, nxt, cands, keys, pbuf)  # fmt: skip
 
 
 @kernel
