@@ -82,7 +82,7 @@ from __future__ import annotations
 import copy
 import warnings
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,7 +129,7 @@ def _require_pyspiel() -> Any:
     return pyspiel
 
 
-def _dw(cards: list[int] | set[int]) -> int:
+def _dw(cards: Iterable[int]) -> int:
     m = 0
     for c in cards:
         m |= 1 << int(c)
@@ -529,6 +529,7 @@ class OpenSpielSimpleBot:
     def _decide(self, st: Any, pv: PublicView) -> int:
         ps = _os()
         hand = self._hand
+        assert hand is not None  # act() returned through _fallback_act when _sync found none
         bot = self._bot(hand.me)
         a = int(bot.step(st))
         phase = st.current_phase()

@@ -99,8 +99,10 @@ KIND_TAGS = {KIND_NOVICE: np.int8, KIND_SIMPLE: np.int16, KIND_PLANNER: np.int32
 that kind's decision only (``decide_novice`` ...); an ``int64`` kind runs :func:`decide`."""
 
 
-def _gin_decision(policy: types.Type) -> Any:
-    """The decision kernel of a Gin policy's type (its kind's, by the kind's integer type)."""
+def _gin_decision(policy: Any) -> Any:
+    """The decision kernel of a Gin policy's type (a numba tuple type: its kind's decision, by
+    the kind's integer type).
+    """
     width = getattr(policy[0], "bitwidth", 64)
     return {8: decide_novice, 16: decide_simple, 32: decide_planner}.get(width, decide)
 

@@ -121,7 +121,8 @@ def draw(rng, n):
     raise NotImplementedError
 
 
-@overload(draw, jit_options={"cache": True}, inline="always")
+# numba takes cache= here, though its stubs leave it out of the options' TypedDict
+@overload(draw, jit_options={"cache": True}, inline="always")  # type: ignore[typeddict-unknown-key]
 def _draw(rng, n):
     if isinstance(rng, types.NumPyRandomGeneratorType):
         return lambda rng, n: rng.integers(0, n)

@@ -131,7 +131,8 @@ def write_npz(
             arrays[f"{key}#scale"] = scale.astype(np.float32)
         else:
             arrays[key] = v
-    np.savez_compressed(path, **arrays)
+    # mypy matches **arrays against the keyword allow_pickle (no key of ours is named so)
+    np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
 
 _CACHE: dict[str, tuple[Any, dict[str, Any]]] = {}

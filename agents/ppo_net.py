@@ -8,7 +8,7 @@ what rebuilds and feeds it: game, rule options, observation features and layer s
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -54,6 +54,8 @@ class MaskedActorCritic(nn.Module):
         meld_planes: (first action id, input offset, width) of each input plane added, gated,
             to the logits of the actions it is aligned with.
     """
+
+    card_ids: torch.Tensor  # a buffer (register_buffer) of the card head's action ids
 
     def __init__(
         self,
@@ -112,7 +114,7 @@ class MaskedActorCritic(nn.Module):
         counter): a rollout's steps all read one copy, where a copy per call cost about 1 ms of
         every 500 Rum step. Detached: the sparse layer computes the weight's gradient itself.
         """
-        w = self.trunk[0].weight
+        w = cast(nn.Linear, self.trunk[0]).weight  # the first layer of the trunk
         key = (w.data_ptr(), w._version, tuple(w.shape))
         cached = self.__dict__.get("_first_t_cache")
         if cached is None or cached[0] != key:
@@ -265,7 +267,7 @@ class _SparseFirstLayer(torch.autograd.Function):
     """
 
     @staticmethod
-    def forward(  # type: ignore[override]
+    def forward(
         ctx: Any, idx: torch.Tensor, val: torch.Tensor, weight: torch.Tensor, weight_t: torch.Tensor
     ):
         """``weight_t`` is ``weight.t().contiguous()`` (``_first_t``): the rows looked up."""
@@ -274,7 +276,7 @@ class _SparseFirstLayer(torch.autograd.Function):
         return F.embedding_bag(idx, weight_t, mode="sum", per_sample_weights=val)
 
     @staticmethod
-    def backward(ctx: Any, grad: torch.Tensor):  # type: ignore[override]
+    def backward(ctx: Any, grad: torch.Tensor):
         idx, val = ctx.saved_tensors
         g = grad.contiguous()
         gw = torch.zeros((ctx.in_features, g.shape[1]), dtype=g.dtype)

@@ -596,7 +596,7 @@ class TerminalGame:
             if not rec["done"] and cur == s:
                 marks.append("← to act")
             label = Text("you", style=STYLE_ME) if name == self.me else Text(self.labels[name])
-            row = [Text(name, style=STYLE_ME if name == self.me else ""), label]
+            row: list[Text | str] = [Text(name, style=STYLE_ME if name == self.me else ""), label]
             row += [self._card_count(s), *self._scores(s), Text(", ".join(marks), style="yellow")]
             table.add_row(*row)
         return table
@@ -988,6 +988,7 @@ class TerminalGame:
         rec = self.rec
         for s, name in enumerate(self.names):
             info = infos.get(name, {})
+            keys: tuple[str, ...]
             # the game's own count: Gin's settlement, match total or hand points (before a
             # hand ends: the match points), 500 Rum's score, Rummy 51's penalties
             if self.game == "gin_rummy":

@@ -35,8 +35,12 @@ def test_one_version_string():
 
 def test_licence_classifiers_and_type_markers():
     assert "MIT License" in (ROOT / "LICENSE").read_text()
+    # PEP 639: an SPDX expression, no licence classifier (setuptools deprecates both old forms)
+    assert PYPROJECT["project"]["license"] == "MIT"
+    assert PYPROJECT["project"]["license-files"] == ["LICENSE"]
+    assert "setuptools>=77" in PYPROJECT["build-system"]["requires"]
     classifiers = PYPROJECT["project"]["classifiers"]
-    assert "License :: OSI Approved :: MIT License" in classifiers
+    assert not [c for c in classifiers if c.startswith("License ::")]
     assert "Typing :: Typed" in classifiers
     data = PYPROJECT["tool"]["setuptools"]["package-data"]
     for package, folder in (("rummy_env", "rummy_env"), ("rummy_agents", "agents")):

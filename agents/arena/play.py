@@ -70,6 +70,8 @@ def deal_fingerprint(env: Any) -> tuple[str, int]:
     the env exposes no ``state_record`` with a ``deck``.
     """
     rec = getattr(env.unwrapped, "state_record", None)
+    if rec is None:
+        return "", -1
     try:
         if "boards" in rec.dtype.names:  # 3-, 4-player Gin Rummy: a deck per table
             deck = np.asarray(rec["boards"]["deck"]).astype(np.int16).tobytes()
@@ -149,7 +151,7 @@ def play_game(
             returns[n] += float(env.rewards.get(n, 0.0))
         if recorder is not None:
             recorder.rewards(env.rewards)
-    if recorder is not None:
+    if recorder is not None and record is not None:  # a recorder only with a record file
         capped = truncated and not any(env.truncations[a] for a in names)
         recorder.finish(stopped=capped).write(record)
     info = env.infos.get(names[0], {})

@@ -262,11 +262,11 @@ def _lookup(name: str, game: str | None) -> AgentEntry:
                 "'package.module:Class'"
             )
         return AgentEntry(name)
-    if game is None and owners:
-        raise ValueError(
-            f"agent {name!r} is an agent of several games ({', '.join(owners)}): pass game="
-        )
     if owners:
+        if game is None:
+            raise ValueError(
+                f"agent {name!r} is an agent of several games ({', '.join(owners)}): pass game="
+            )
         raise ValueError(
             f"agent {name!r} plays {', '.join(owners)}, not {game}; agents of {game}: "
             + _game_names(game)
@@ -372,7 +372,8 @@ def _parameters(cls: type) -> _Params | None:
 def _hints(cls: type) -> dict[str, Any]:
     """The evaluated annotations of ``cls.__init__`` (empty when they do not evaluate; cached)."""
     try:
-        return typing.get_type_hints(cls.__init__)
+        # the class's own __init__ (mypy flags __init__ read from an instance, not a class)
+        return typing.get_type_hints(cls.__init__)  # type: ignore[misc]
     except Exception:  # annotations that do not evaluate: values are read generically
         return {}
 
@@ -473,7 +474,7 @@ def _prepare(spec: str, game: str | None) -> tuple[AgentEntry, type]:
     name, raw = split_spec(spec)
     base = _lookup(name, game)
     cls = base.agent_class()
-    if not inspect.isclass(cls):
+    if not isinstance(cls, type):  # inspect.isclass; narrows to ``type`` for the cached helpers
         raise ValueError(f"agent {name!r}: {base.target} is a {type(cls).__name__}, not a class")
     _check_plays(name, cls, game)
     params = _parameters(cls)

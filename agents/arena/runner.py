@@ -378,7 +378,7 @@ def compute_ratings(
         score[i] += tot[0]
         score[j] += tot[1]
     anchor = spec.agents.index("random") if "random" in spec.agents else None
-    r = S.bt_ratings(wins, anchor=anchor)
+    rated = S.bt_ratings(wins, anchor=anchor)
     if spec.bootstrap > 0:
         lo, hi = S.bt_bootstrap(units, k, spec.bootstrap, spec.seed, anchor=anchor, level=level)
     else:
@@ -386,7 +386,7 @@ def compute_ratings(
     return [
         Rating(
             agent=spec.agents[a],
-            rating=float(r[a]),
+            rating=float(rated[a]),
             lo=float(lo[a]),
             hi=float(hi[a]),
             games=int(games[a]),

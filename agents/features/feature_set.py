@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -27,7 +27,10 @@ from rummy_env.encodings import five_hundred_rum as E500
 from rummy_env.encodings import gin_rummy as EGin
 from rummy_env.encodings import rummy51 as E51
 from rummy_env.games import GAMES
+from rummy_env.rules.five_hundred_rum.config import FiveHundredRumConfig
+from rummy_env.rules.gin_rummy.config import GinRummyConfig
 from rummy_env.rules.options import RuleOptions
+from rummy_env.rules.rummy51.config import Rummy51Config
 
 FEATURES = tuple(LEGACY_NAMES)
 """The legacy feature-set names (:data:`LEGACY_NAMES`), as checkpoints store them."""
@@ -67,7 +70,8 @@ def observation_layout(game: str, config: RuleOptions | Mapping[str, Any] | None
     """
     cfg = game_config(game, config)
     if game in _LAYOUTS:
-        return _LAYOUTS[game](cfg.num_players, cfg.deck_size)
+        joker_cfg = cast(FiveHundredRumConfig | Rummy51Config, cfg)  # the config of ``game``
+        return _LAYOUTS[game](joker_cfg.num_players, joker_cfg.deck_size)
     return None
 
 
@@ -142,7 +146,8 @@ class FeatureSet:
             )
         self.layout = layout
         if game == "gin_rummy":
-            self.obs_size = EGin.observation_size(self.config.auto_meld, self.config.num_players)
+            gin = self._gin_config()
+            self.obs_size = EGin.observation_size(gin.auto_meld, gin.num_players)
         else:
             self.obs_size = layout.obs_size
         self.size = pieces_size(self.pieces)
@@ -170,6 +175,10 @@ class FeatureSet:
             self._held = self._held or "discards" in self._blocks
             self._fewest = "fewest_cards_melds" in self.pieces
 
+    def _gin_config(self) -> GinRummyConfig:
+        """The rule config of a Gin Rummy set (never ``None``: Gin Rummy takes no layout)."""
+        return cast(GinRummyConfig, self.config)
+
     def offset(self, piece: str) -> int:
         """Offset of a piece in the featured observation (observation first, then pieces).
 
@@ -192,7 +201,7 @@ class FeatureSet:
 
     def _where(self) -> str:
         if self.layout is None:
-            return "auto_meld" if self.config.auto_meld else "manual melds"
+            return "auto_meld" if self._gin_config().auto_meld else "manual melds"
         return f"{self.layout.num_players} players, {self.layout.deck_size} cards"
 
     def __call__(self, obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -230,9 +239,9 @@ class FeatureSet:
         b = obs.shape[0]
         out = {k: np.zeros((b, BLOCK_SIZES[k]), np.float32) for k in self._blocks}
         if "gin" in out:
-            offs = EGin.piece_offsets(self.config.auto_meld)
+            gin_offs = EGin.piece_offsets(self._gin_config().auto_meld)
             rel = out.get("gin_rel")
-            gin_deadwood(obs, out["gin"], offs["hand"], offs["discard_top"], rel)
+            gin_deadwood(obs, out["gin"], gin_offs["hand"], gin_offs["discard_top"], rel)
             return out
         lay, offs, offs2 = self.layout, self._offs, self._offs2
         if "cards" in out:
@@ -270,7 +279,7 @@ class FeatureSet:
         """
         planes = [self.offset(n) + k for n in self.pieces for k in PIECES[n].card_planes]
         if self.game == "gin_rummy":
-            offs = EGin.piece_offsets(self.config.auto_meld)
+            offs = EGin.piece_offsets(self._gin_config().auto_meld)
             raw = [offs[n] for n in ("hand", "discard_top", "discard_pile", "opponent_known")]
             return (
                 raw + planes,
@@ -438,6 +447,7 @@ def default_features(game: str) -> str:
 def _joker_layouts() -> dict[int, Any]:
     """Observation width -> (game, layout) of every 500 Rum and Rummy 51 player count and deck."""
     found: dict[int, list[tuple[str, Any]]] = {}
+    lay: E500.Layout | E51.Layout
     for p in range(2, 9):
         for deck in (52, 54, 104, 108):  # 500 Rum: one or two decks, jokers or none
             lay = E500.Layout(p, deck)
@@ -498,6 +508,7 @@ def guess_feature_set(
         if game not in (None, guessed):
             raise ValueError(f"observations {width} wide are {guessed}'s, not {game!r}")
         return FeatureSet(guessed, features, layout=layout)
+    assert game is not None  # the branches above return or raise for None
     return FeatureSet(game, features)  # a piece of another game: refused with a clear error
 
 

@@ -8,6 +8,7 @@ computed together are computed once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rummy_agents.features.gin import GIN_DEADWOOD_SIZE, GIN_RELATIVE_SIZE
@@ -129,7 +130,7 @@ pieces it stands for: the same entries, in the same order, as when the checkpoin
 """
 
 
-def parse_pieces(features: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
+def parse_pieces(features: str | Sequence[str]) -> tuple[str, ...]:
     """The piece names of a feature set given as a legacy name (:data:`LEGACY_NAMES`), a piece
     name, piece names joined by ``+``, or a sequence of piece names.
 

@@ -38,9 +38,12 @@ Needs the ``rllib`` extra: ``pip install -c constraints.txt "rummy_env[rllib]"``
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ray.rllib.utils.typing import AgentID, MultiAgentDict
 
 try:
     import gymnasium as gym
@@ -106,7 +109,7 @@ class RummyMultiAgentEnv(MultiAgentEnv):
         self.illegal_action = illegal
         self.num_illegal_actions = 0
         self._rng = np.random.default_rng()
-        self._flags: dict[str, dict[str, Any]] = {}
+        self._flags: dict[AgentID, dict[str, Any]] = {}
         self.agents = self.possible_agents = list(self.aec.possible_agents)
         agent0 = self.possible_agents[0]
         base = self.aec.observation_space(agent0)["observation"]
@@ -121,21 +124,23 @@ class RummyMultiAgentEnv(MultiAgentEnv):
         self.action_spaces = {
             a: gym.spaces.Discrete(self.num_actions) for a in self.possible_agents
         }
-        self.observation_space = gym.spaces.Dict(self.observation_spaces)
-        self.action_space = gym.spaces.Dict(self.action_spaces)
+        # RLlib types agent ids as Hashable | str; ours are str (the AEC env's names)
+        self.observation_space = gym.spaces.Dict(self.observation_spaces)  # type: ignore[arg-type]
+        self.action_space = gym.spaces.Dict(self.action_spaces)  # type: ignore[arg-type]
         self._pending = {a: 0.0 for a in self.possible_agents}
         self._done = True
 
-    def _observe(self, agent: str) -> dict[str, np.ndarray]:
+    def _observe(self, agent: AgentID) -> dict[str, np.ndarray]:
         raw = self.aec.observe(agent)
         return {
             OBS_KEY: np.asarray(raw["observation"], dtype=np.float32),
             MASK_KEY: raw["action_mask"].astype(np.float32),
         }
 
-    def reset(
+    # RLlib's multi-agent reset replaces gymnasium's single-agent one (as MultiAgentEnv's does)
+    def reset(  # type: ignore[override]
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
+    ) -> tuple[MultiAgentDict, MultiAgentDict]:
         """Deal a new episode; the observation is the first agent to act's.
 
         ``options`` go to the AEC env's ``reset`` (``deck``, ``dealer``).
@@ -149,7 +154,11 @@ class RummyMultiAgentEnv(MultiAgentEnv):
         agent = self.aec.agent_selection
         return {agent: self._observe(agent)}, {agent: {}}
 
-    def step(self, action_dict: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    # RLlib's multi-agent step replaces gymnasium's single-agent one (as MultiAgentEnv's
+    # does), and our agent ids are str where RLlib's are Hashable | str
+    def step(  # type: ignore[override]
+        self, action_dict: Mapping[str, Any]
+    ) -> tuple[MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict]:
         """Play the acting agent's action (the one key expected in ``action_dict``).
 
         Raises:
@@ -203,7 +212,8 @@ class RummyMultiAgentEnv(MultiAgentEnv):
         truncs["__all__"] = truncated
         return obs, rewards, terms, truncs, infos
 
-    def render(self) -> str | None:
+    # MultiAgentEnv.render is typed as returning None; the ansi mode returns the text
+    def render(self) -> str | None:  # type: ignore[override]
         """The table as text (``env_config={"render_mode": "ansi", ...}``)."""
         return self.aec.render()
 

@@ -11,13 +11,19 @@ example ``examples/tianshou_dqn_masked.py`` trains DQN with it (the ``tianshou``
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, SupportsFloat, cast
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from rummy_env.wrappers import RummySingleAgentEnv
+
+
+class _Masked(Protocol):
+    """An env with ``action_masks()`` (``RummySingleAgentEnv``)."""
+
+    def action_masks(self) -> np.ndarray: ...
 
 
 class TianshouMaskedEnv(gym.ObservationWrapper):
@@ -39,6 +45,11 @@ class TianshouMaskedEnv(gym.ObservationWrapper):
             raise TypeError(
                 f"env must have action_masks() (RummySingleAgentEnv), got {type(env).__name__}"
             )
+        if not isinstance(env.action_space, spaces.Discrete):
+            raise TypeError(
+                f"env must have a Discrete action space (RummySingleAgentEnv), got "
+                f"{env.action_space!r}"
+            )
         n = int(env.action_space.n)
         self.observation_space = spaces.Dict(
             {"obs": env.observation_space, "mask": spaces.MultiBinary(n)}
@@ -46,7 +57,7 @@ class TianshouMaskedEnv(gym.ObservationWrapper):
 
     def observation(self, observation: np.ndarray) -> dict[str, np.ndarray]:
         """The observation vector and the learner's mask."""
-        mask = np.asarray(self.env.unwrapped.action_masks(), dtype=np.int8)
+        mask = np.asarray(cast(_Masked, self.env.unwrapped).action_masks(), dtype=np.int8)
         return {"obs": observation, "mask": mask}
 
     @staticmethod
@@ -61,14 +72,14 @@ class TianshouMaskedEnv(gym.ObservationWrapper):
         obs, info = super().reset(**kwargs)
         return obs, self._info(info)
 
-    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]:
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], SupportsFloat, bool, bool, dict]:
         """As the env's ``step``, with the fixed infos."""
         obs, reward, terminated, truncated, info = super().step(action)
         return obs, reward, terminated, truncated, self._info(info)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (as ``RummySingleAgentEnv.action_masks``)."""
-        return self.env.unwrapped.action_masks()
+        return cast(_Masked, self.env.unwrapped).action_masks()
 
 
 def make_env(game: str = "gin_rummy", opponents: Any = None, **kwargs: Any) -> TianshouMaskedEnv:

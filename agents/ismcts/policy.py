@@ -146,7 +146,7 @@ class PolicySearchAgent(ISMCTSAgent):
         self.oversample = oversample
         self.value = value
         self._end_scores: np.ndarray | None = None
-        hooks = {"prior": self._prior, "anchor": None}
+        hooks: dict[str, Any] = {"prior": self._prior, "anchor": None}
         if oversample != GIN_BELIEF.oversample:
             belief = dataclasses.replace(GIN_BELIEF, oversample=oversample)
             hooks["belief"] = lambda view, n, rng: gin_belief_worlds(view, n, rng, belief)

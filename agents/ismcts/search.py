@@ -327,7 +327,7 @@ class ISMCTSAgent:
                 a = hooks.forced(world, 0)
                 if a >= 0:
                     return int(a)
-            elif hooks.unsearched(world, 0, first):
+            elif hooks.unsearched is not None and hooks.unsearched(world, 0, first):
                 return first  # the rule-based agent's own melds and lay-offs, not the policy's
         if first is None:
             first = self._anchor_move(observation, view)
@@ -465,7 +465,7 @@ class ISMCTSAgent:
             m = max(1, self.batch_size // k)
             if self.iterations is not None:
                 m = min(m, (self.iterations - done_it) // k)
-            if m <= 0 or (rows and self.iterations is None
+            if m <= 0 or (rows and self.iterations is None and self.time_limit is not None
                           and time.perf_counter() - t0 >= self.time_limit):  # fmt: skip
                 break
             worlds = self._worlds(view, m, hooks)
@@ -549,6 +549,7 @@ class ISMCTSAgent:
     def _candidates(self, node: _Node, game: Any, i: int, legal: np.ndarray, hooks: GameHooks,
                     seat: int) -> np.ndarray:  # fmt: skip
         """Legal actions of world ``i`` in prior order, cut by progressive widening."""
+        ranked: np.ndarray | None
         if hooks.prior is None or legal.size == 1:
             ranked = legal
         elif node.player == seat:
@@ -637,6 +638,7 @@ class ISMCTSAgent:
                             u = e.w / e.n + c * math.sqrt(math.log(e.avail) / e.n)
                         if u > best_u:
                             best_u, a, edge = u, int(b), e
+                assert edge is not None  # cands is never empty: a live world has a legal move
                 edge.n += 1
                 path.append((node, edge))
                 mover = node.player

@@ -278,7 +278,7 @@ def _world_ok(ok, impl):
     return typer
 
 
-HOOKS = {
+HOOKS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
     "new_work": (new_work, _new_work),
     "reset_episode": (reset_episode, _reset_episode),
     "apply_action": (apply_action, _apply_action),
@@ -293,15 +293,19 @@ HOOKS = {
 OPTIONAL_HOOKS = ("world_ok", "settle")
 
 
-def register(record_fields: Sequence[str], kernels: Mapping[str, Any]) -> None:
+def register(record_fields: Sequence[str] | None, kernels: Mapping[str, Any]) -> None:
     """Make a game's compiled functions its hooks: ``kernels`` (the game's kernels module
     namespace, ``globals()``) holds one ``@njit`` function per hook, under the hook's name and
-    with its parameters; they serve the records whose fields are ``record_fields``.
+    with its parameters; they serve the records whose fields are ``record_fields`` (the
+    record dtype's ``names``, which numpy types as ``None`` for a dtype without fields).
 
     Raises:
-        ValueError: if ``kernels`` lacks a hook (``world_ok`` is needed only by games whose
-            worlds ``deal_worlds`` deals; without ``settle``, one that does nothing).
+        ValueError: if ``record_fields`` is ``None`` or ``kernels`` lacks a hook (``world_ok``
+            is needed only by games whose worlds ``deal_worlds`` deals; without ``settle``, one
+            that does nothing).
     """
+    if record_fields is None:
+        raise ValueError("record_fields must be the record dtype's field names, got None")
     missing = [n for n in HOOKS if n not in kernels and n not in OPTIONAL_HOOKS]
     if missing:
         raise ValueError(f"{kernels.get('__name__')} defines no hook {', '.join(missing)}")

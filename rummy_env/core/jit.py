@@ -33,7 +33,8 @@ def widen(t: types.Type) -> types.Type:
     ``t``: literals lose their value, integers narrower than 64 bits become ``int64``.
     """
     t = types.unliteral(t)
-    if isinstance(t, types.Integer) and t.bitwidth < 64:
+    # numba's bundled stubs leave out Integer.bitwidth (set in its __init__)
+    if isinstance(t, types.Integer) and t.bitwidth < 64:  # type: ignore[attr-defined]
         return types.int64
     return t
 
@@ -89,7 +90,8 @@ class KernelDispatcher(CPUDispatcher):
         """Cache on disk (numba's hook), with the prebuilt tier behind numba's cache."""
         self._cache = KernelCache(self.py_func)
 
-    def get_call_template(self, args: tuple, kws: dict) -> Any:
+    # numba calls it with a tuple and a dict; its stubs declare wider types
+    def get_call_template(self, args: tuple, kws: dict) -> Any:  # type: ignore[override]
         """Type a call from compiled code (numba's hook), after widening the argument types."""
         args = tuple(widen(a) for a in args)
         kws = {k: widen(v) for k, v in kws.items()}
@@ -104,7 +106,7 @@ def kernel(fn: F | None = None, *, inline: str = "never", parallel: bool = False
     """
 
     def wrap(f: F) -> F:
-        if config.DISABLE_JIT:
+        if config.DISABLE_JIT:  # type: ignore[attr-defined]  # set from the environment
             return f
         options: dict[str, Any] = {"nopython": True, "inline": inline}
         if parallel:

@@ -53,7 +53,7 @@ def cache_dir(source_folder: Path) -> Path | None:
         if not probe.exists():
             probe = next(iter(sorted(source_folder.glob("*.py"))), probe)
         locators = [caching.InTreeCacheLocator, caching.UserWideCacheLocator]
-        if config.CACHE_DIR:
+        if config.CACHE_DIR:  # type: ignore[attr-defined]  # set from the environment
             locators.insert(0, caching.UserProvidedCacheLocator)
         for cls in locators:
             loc = cls.from_function(_probe, str(probe))

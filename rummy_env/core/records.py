@@ -24,4 +24,5 @@ def record_mangling_args(rec: types.Record) -> tuple[str, tuple[str, ...]]:
     return type(rec).__name__, ("h" + hashlib.sha1(rec.name.encode()).hexdigest()[:20],)
 
 
-types.Record.mangling_args = property(record_mangling_args)
+# a deliberate patch of numba's class (a method there, a property here)
+types.Record.mangling_args = property(record_mangling_args)  # type: ignore[method-assign,assignment]

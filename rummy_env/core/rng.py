@@ -8,6 +8,8 @@ state comes from ``np.random.SeedSequence``; no global RNG is ever used.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from rummy_env.core.jit import kernel
@@ -34,7 +36,7 @@ def seed_state(seed: int | None) -> np.uint64:
     return np.random.SeedSequence(seed).generate_state(1, dtype=np.uint64)[0]
 
 
-def seed_states(seed: int | list[int] | None, n: int) -> np.ndarray:
+def seed_states(seed: int | Sequence[int] | None, n: int) -> np.ndarray:
     """Stream states for ``n`` games: ``seed + i`` for an int, one per entry for a list.
 
     Raises:
@@ -54,7 +56,7 @@ def seed_states(seed: int | list[int] | None, n: int) -> np.ndarray:
     return np.array([seed_state(seed + i) for i in range(n)], dtype=np.uint64)
 
 
-def side_states(seed: int | list[int] | None, n: int, stream: int) -> np.ndarray:
+def side_states(seed: int | Sequence[int] | None, n: int, stream: int) -> np.ndarray:
     """States of ``n`` extra streams (one per game) for Python-side draws of a wrapper, apart
     from the games' own: ``stream`` (>= 1) tells the users apart, and game ``i`` of seed ``s``
     gets the state for ``s + i`` (or the list's ``i``-th seed) whatever the batch.

@@ -11,7 +11,7 @@ action is almost always a bug.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -86,11 +86,11 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     if not isinstance(value, str):
         raise ArgumentTypeError(f"{name} must be one of {tuple(choices)}, got {_show(value)}")
     if value not in choices:
-        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {_show(value)}")
     return value
 
 
-def check_list(name: str, value: Any, n: int) -> Sequence[Any]:
+def check_list(name: str, value: Any, n: int) -> list[Any] | tuple[Any, ...] | np.ndarray:
     """``value`` if it is a list, tuple or 1-D array of exactly ``n`` entries (one per game).
 
     Raises:
@@ -106,6 +106,14 @@ def check_list(name: str, value: Any, n: int) -> Sequence[Any]:
     if len(value) != n:
         raise ValueError(f"{name} must have one entry per game ({n}), got {len(value)} entries")
     return value
+
+
+@overload
+def check_seed(name: str, seed: Any, n: None = None) -> int | None: ...
+
+
+@overload
+def check_seed(name: str, seed: Any, n: int) -> int | list[int] | None: ...
 
 
 def check_seed(name: str, seed: Any, n: int | None = None) -> int | list[int] | None:

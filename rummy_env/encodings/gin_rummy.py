@@ -203,6 +203,7 @@ def observation_pieces(auto_meld: bool, num_players: int = 2) -> tuple[Piece, ..
     """
     specs = _PIECES if auto_meld else _PIECES + (_MELD_PIECE,)
     out = _layout(specs)
+    extra: tuple[tuple[str, tuple[int, ...], float, str], ...]  # (name, shape, high, doc)
     if num_players == 3:
         extra = _THREE_PIECES if auto_meld else _THREE_PIECES + (_THREE_MELDS,)
     elif num_players == 4:

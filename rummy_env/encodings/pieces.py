@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -66,7 +67,12 @@ def table_specs(max_melds: int, num_players: int) -> tuple[tuple[str, tuple[int,
 class PieceLayout:
     """Mixin for a layout with a ``pieces`` tuple: its size, offsets and named views."""
 
-    pieces: tuple[Piece, ...]
+    if TYPE_CHECKING:  # what the layouts define (a cached property of theirs)
+
+        @property
+        def pieces(self) -> tuple[Piece, ...]:
+            """The named observation pieces, in order."""
+            ...
 
     @property
     def obs_size(self) -> int:

@@ -99,6 +99,7 @@ class FastOrderEnforcing(wrappers.OrderEnforcingWrapper):
             agent = raw.agent_selection
             if (
                 mask is self._mask_seen
+                and mask is not None
                 and 0 <= action < raw._num_actions
                 and not raw.terminations.get(agent, True)
                 and not raw.truncations.get(agent, True)
@@ -173,7 +174,8 @@ class RummyAECEnv(AECEnv):
         super().__init__()
         self.config = self.config_cls.from_kwargs(**options)
         self.game = self.game_cls(self.config, 1)
-        self.layout = getattr(self.game, "layout", None)
+        # the joker games' encoding layout (``rummy_env.encodings.<game>.Layout``); Gin: None
+        self.layout: Any = getattr(self.game, "layout", None)
         self._init_spaces(render_mode, render_view)
 
     def _init_spaces(self, render_mode: str | None, render_view: str | None = None) -> None:

@@ -145,11 +145,11 @@ def draw_card(c: Canvas, x: float, y: float, w: float, card: Card, lift: bool = 
         c.text(x + w * 0.07, y + size * 0.95, "JK", size * 0.85, JOKER_INK, bold=True)
         _star(c, x + w * 0.62, y + h * 0.62, w * 0.26, JOKER_INK)
         if card.stand_in:
-            rank = card.stand_in[0].replace("T", "10")
-            c.text(x + w * 0.07, y + size * 2.0, rank, size * 0.8, JOKER_INK, bold=True)
+            stand_rank = card.stand_in[0].replace("T", "10")
+            c.text(x + w * 0.07, y + size * 2.0, stand_rank, size * 0.8, JOKER_INK, bold=True)
             if len(card.stand_in) > 1:
-                suit = "cdhs".index(card.stand_in[1])
-                suit_shape(c, suit, x + w * 0.1 + size * 0.3, y + size * 2.55, size * 0.55)
+                stand_suit = "cdhs".index(card.stand_in[1])
+                suit_shape(c, stand_suit, x + w * 0.1 + size * 0.3, y + size * 2.55, size * 0.55)
         return
     suit, rank = divmod(card.face, 13)
     colour = RED if suit in (1, 2) else INK
@@ -231,6 +231,7 @@ def _scaled(inner: Canvas, sx: float, sy: float) -> Canvas:
     s = min(sx, sy)
     for sh in inner.shapes:
         g = sh.geom
+        geom: tuple[Any, ...]
         if sh.kind == "rect":
             geom = (g[0] * sx, g[1] * sy, g[2] * sx, g[3] * sy, g[4] * s)
         elif sh.kind == "poly":

@@ -366,3 +366,11 @@ class BatchedGame:
     def explain_illegal(self, i: int, a: int) -> str:  # pragma: no cover - overridden
         """Why action ``a`` is not legal now in game ``i``."""
         return f"action {a} is not legal now"
+
+    def sample_worlds(
+        self, i: int, player: int, n: int, seed: int | np.random.Generator | None = None
+    ) -> BatchedGame:  # pragma: no cover - every game overrides it
+        """``n`` full game states consistent with what ``player`` knows in game ``i``, as a
+        batched game of this variant (every game defines it: see its engine).
+        """
+        raise NotImplementedError

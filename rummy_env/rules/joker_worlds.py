@@ -5,7 +5,7 @@ and full game states ("worlds") consistent with what the player knows, dealt by 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,13 @@ class JokerWorldsMixin:
     cfg: np.ndarray
     tables: tuple[np.ndarray, ...]
     deck: np.ndarray
+
+    if TYPE_CHECKING:  # what the engine this mixes into has (``BatchedGame``)
+
+        def __init__(self, config: Any, num_games: int) -> None: ...
+
+        def refresh_masks(self) -> None:
+            """Recompute every mask from the states."""
 
     def _deal_worlds(
         self,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from rummy_env.core.validate import check_bool, check_choice, check_int
 
@@ -16,6 +16,10 @@ class RuleOptions:
     """
 
     GAME_NAME = "rummy"
+    # every game's dataclass has this field (an annotation only: not a field of this mixin)
+    num_players: int
+    if TYPE_CHECKING:  # every subclass is a dataclass (what dataclasses.fields takes)
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
     def _check_int(self, name: str, lo: int, hi: int) -> None:
         check_int(name, getattr(self, name), lo, hi)
@@ -30,7 +34,7 @@ class RuleOptions:
     @classmethod
     def from_kwargs(cls: type[T], **kwargs: Any) -> T:
         """Build the options, rejecting unknown names with a clear error."""
-        names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(kwargs) - names)
         if unknown:
             raise ValueError(
@@ -40,4 +44,4 @@ class RuleOptions:
 
     def replace(self: T, **kwargs: Any) -> T:
         """A copy with some options changed (validated)."""
-        return dataclasses.replace(self, **kwargs)  # type: ignore[type-var]
+        return dataclasses.replace(self, **kwargs)

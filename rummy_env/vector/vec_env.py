@@ -38,7 +38,9 @@ class RummyVectorEnv:
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, name: str, num_envs: int, seed: int | None = None, **options: Any) -> None:
+    def __init__(
+        self, name: str, num_envs: int, seed: int | list[int] | None = None, **options: Any
+    ) -> None:
         """See :func:`make_vec`."""
         if not isinstance(name, str):
             raise ArgumentTypeError(f"name must be a game name {sorted(GAMES)}, got {name!r}")
@@ -139,7 +141,9 @@ class RummyVectorEnv:
         """Nothing to release."""
 
 
-def make_vec(name: str, num_envs: int, seed: int | None = None, **options: Any) -> RummyVectorEnv:
+def make_vec(
+    name: str, num_envs: int, seed: int | list[int] | None = None, **options: Any
+) -> RummyVectorEnv:
     """Batched env of game ``name`` (``"gin_rummy"``) with ``num_envs`` games and rule options.
 
     ``num_envs`` is an integer in 1..2**24; ``seed`` (used by the first ``reset()`` without a

@@ -317,8 +317,8 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         legal = (out >= 0) & (out < a_n)
         legal[legal] = self.game.masks[rows[legal], out[legal]] == 1
         if not legal.all():
-            j = int(np.flatnonzero(~legal)[0])
-            raise self._illegal(int(rows[j]), int(slots[j]), int(out[j]))
+            bad = int(np.flatnonzero(~legal)[0])
+            raise self._illegal(int(rows[bad]), int(slots[bad]), int(out[bad]))
         return out
 
     def _illegal(self, i: int, k: int, a: int) -> RuntimeError:

@@ -165,6 +165,7 @@ class GinRummyConfig(RuleOptions):
         a[CFG.BOX_BONUS] = self.box_bonus
         a[CFG.GAME_BONUS] = self.game_bonus
         a[CFG.SHUTOUT_DOUBLE_TOTAL] = self.shutout == "double_total"
+        assert self.target is not None  # __post_init__ set the default by players
         a[CFG.TARGET] = self.target
         a[CFG.NEXT_DEALER] = NEXT_DEALER.index(self.next_dealer)
         a[CFG.ELEVEN] = self.eleven_card_deal
