@@ -258,6 +258,8 @@ def test_main_job_runs_without_matplotlib(tmp_path):
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+        # an empty numba cache adds the compile notices' lines (tests/test_compile_notice.py)
+        "RUMMY_ENV_COMPILE_NOTICE": "off",
     }
     argv = ["arena", "--game", "all", "--deals", "1", "--seed", "0", "--bootstrap", "0"]
     proc = subprocess.run(
