@@ -9,6 +9,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import strategies as st
 from reference_five_hundred_rum import meld_cards, table_of
 
 
@@ -99,3 +100,22 @@ def play_worlds_to_end(worlds, max_steps: int, seed: int = 0) -> None:
         if finished.all():
             break
     assert finished.all()
+
+
+@st.composite
+def melds(draw: st.DrawFn) -> list[int]:
+    """A legal table meld in the engine's layout."""
+    if draw(st.booleans()):
+        r = draw(st.integers(0, 12))
+        nat = draw(st.integers(1, 15))
+        n = bin(nat).count("1")
+        jok = draw(st.integers(max(0, 3 - n), 4 - n))
+        return [1, r, 0, 0, nat, jok]
+    s = draw(st.integers(0, 3))
+    lo = draw(st.integers(0, 11))
+    hi = draw(st.integers(lo + 2, 13 if lo > 0 else 12))
+    window = (1 << (hi + 1)) - (1 << lo)
+    jok = draw(st.integers(0, (1 << 14) - 1)) & window
+    if jok == window:
+        jok &= ~(1 << lo)  # a meld has a natural
+    return [2, s, lo, hi, window & ~jok, jok]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from error_helpers import one_error_line
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -43,17 +44,6 @@ def no_play(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Any]:
     monkeypatch.setattr(arena, "run_arena", run_arena)
     monkeypatch.chdir(tmp_path)
     return calls
-
-
-def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
-    """The CLI's error output, checked to be one ``rummy-env: error:`` line and nothing else."""
-    cap = capsys.readouterr()
-    assert cap.out == ""
-    lines = cap.err.splitlines()
-    assert len(lines) == 1, cap.err
-    assert lines[0].startswith(f"{PROG}: error: "), lines[0]
-    assert "Traceback" not in cap.err
-    return lines[0]
 
 
 ARENA = ["arena", "--deals", "1", "--no-progress"]

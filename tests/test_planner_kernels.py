@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from joker_helpers import melds
 
 from rummy_agents.five_hundred_rum_greedy import (
     MeldPlanner,
@@ -107,25 +108,6 @@ def hands(draw: st.DrawFn) -> list[int]:
         c = draw(st.sampled_from(pool))
         h[c] += h[c] < 2
     return h
-
-
-@st.composite
-def melds(draw: st.DrawFn) -> list[int]:
-    """A legal table meld in the engine's layout."""
-    if draw(st.booleans()):
-        r = draw(st.integers(0, 12))
-        nat = draw(st.integers(1, 15))
-        n = bin(nat).count("1")
-        jok = draw(st.integers(max(0, 3 - n), 4 - n))
-        return [1, r, 0, 0, nat, jok]
-    s = draw(st.integers(0, 3))
-    lo = draw(st.integers(0, 11))
-    hi = draw(st.integers(lo + 2, 13 if lo > 0 else 12))
-    window = (1 << (hi + 1)) - (1 << lo)
-    jok = draw(st.integers(0, (1 << 14) - 1)) & window
-    if jok == window:
-        jok &= ~(1 << lo)  # a meld has a natural
-    return [2, s, lo, hi, window & ~jok, jok]
 
 
 @st.composite

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from joker_helpers import melds
 
 from rummy_agents.joker_greedy_kernels import BIG, row_ok
 from rummy_agents.planner_kernels import MEMO51, plan51_memo, plan_best51, plan_best51_memo
@@ -34,20 +35,6 @@ def hands(draw: st.DrawFn) -> np.ndarray:
         c = draw(st.sampled_from(pool))
         h[c] += h[c] < 2
     return h
-
-
-@st.composite
-def melds(draw: st.DrawFn) -> list[int]:
-    """A legal table meld in the engine's layout."""
-    if draw(st.booleans()):
-        nat = draw(st.integers(1, 15))
-        n = bin(nat).count("1")
-        return [1, draw(st.integers(0, 12)), 0, 0, nat, draw(st.integers(max(0, 3 - n), 4 - n))]
-    lo = draw(st.integers(0, 11))
-    hi = draw(st.integers(lo + 2, 13 if lo > 0 else 12))
-    window = (1 << (hi + 1)) - (1 << lo)
-    jok = draw(st.integers(0, (1 << 14) - 1)) & window & ~(1 << lo)
-    return [2, draw(st.integers(0, 3)), lo, hi, window & ~jok, jok]
 
 
 @st.composite

@@ -11,23 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from error_helpers import one_error_line
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rummy_env
-from rummy_agents.cli import PROG, main
+from rummy_agents.cli import main
 from rummy_env.game_records import RecordGame
-
-
-def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
-    """The CLI's error output, checked to be one ``rummy-env: error:`` line and nothing else."""
-    cap = capsys.readouterr()
-    assert cap.out == ""
-    lines = cap.err.splitlines()
-    assert len(lines) == 1, cap.err
-    assert lines[0].startswith(f"{PROG}: error: "), lines[0]
-    assert "Traceback" not in cap.err
-    return lines[0]
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,8 @@ with warnings.catch_warnings():  # newer Starlettes prefer another HTTP client f
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from error_helpers import expect_error
+
 from rummy_agents.arena.play import make_env, play_game  # noqa: E402
 from rummy_agents.arena.registry import make_agent  # noqa: E402
 from rummy_agents.cli import main  # noqa: E402
@@ -225,14 +227,6 @@ def test_stop_and_delete(api):
 
 # ---------------------------------------------------------------------------------------------
 # Bad requests: a clear 4xx JSON error, never a 500
-
-
-def expect_error(r, status: int, *words: str) -> None:
-    assert r.status_code == status, (r.status_code, r.text)
-    message = r.json()["error"]
-    for w in words:
-        assert w in message, (w, message)
-    assert "Traceback" not in message
 
 
 @pytest.mark.parametrize(

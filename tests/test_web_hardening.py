@@ -34,6 +34,8 @@ with warnings.catch_warnings():  # newer Starlettes prefer another HTTP client f
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from error_helpers import expect_error
+
 from rummy_agents.arena import registry  # noqa: E402
 from rummy_agents.arena.play import make_env, play_game  # noqa: E402
 from rummy_agents.arena.registry import AgentEntry, make_agent  # noqa: E402
@@ -44,14 +46,6 @@ HERE = "http://testserver"  # the TestClient's own origin
 
 def client(app) -> TestClient:
     return TestClient(app, raise_server_exceptions=False)
-
-
-def expect_error(r, status: int, *words: str) -> None:
-    assert r.status_code == status, (r.status_code, r.text)
-    message = r.json()["error"]
-    for w in words:
-        assert w in message, (w, message)
-    assert "Traceback" not in message
 
 
 @pytest.fixture(scope="module")
