@@ -193,6 +193,38 @@ def _joker_scratch(policy, na):
     return None
 
 
+def _is_random(policy: types.Type) -> bool:
+    # (): uniform over the legal actions, ``RandomAgent.act``'s draw (the arena's batches)
+    return isinstance(policy, types.BaseTuple) and len(policy) == 0
+
+
+@overload(policy_decide, **HOOK_OPTIONS)
+def _random_decide(policy, obs, masks, b, na, gen, scratch):
+    if _is_random(policy):
+
+        def impl(policy, obs, masks, b, na, gen, scratch):
+            n = 0
+            for a in range(na):
+                if masks[b, a] == 1:
+                    scratch[n] = a
+                    n += 1
+            if n == 0:
+                return FALLBACK
+            if n == 1:  # numpy's integers(1) draws nothing
+                return scratch[0]
+            return scratch[draw(gen, n)]  # legal[rng.integers(legal.size)]
+
+        return impl
+    return None
+
+
+@overload(policy_scratch, **HOOK_OPTIONS)
+def _random_scratch(policy, na):
+    if _is_random(policy):
+        return lambda policy, na: np.empty(na, np.int64)
+    return None
+
+
 # -- the loops ----------------------------------------------------------------------------------
 
 

@@ -36,7 +36,8 @@ def warm_up() -> None:
     """Make the calls a new user makes first, so that every kernel they reach is compiled (and,
     in the build process, saved to the tier): each game's AEC env played for a few hands with
     its observations, its vector env stepped, its Gymnasium env (one learner against the
-    game's rule-based agent) and native vector env stepped.
+    game's rule-based agent) and native vector env stepped, and the arena's batches of the
+    README's main job and of each game's published agent.
     """
     import gymnasium  # noqa: PLC0415
     import numpy as np  # noqa: PLC0415
@@ -94,6 +95,14 @@ def warm_up() -> None:
 
     obs, _ = rummy_env.make_vec("gin_rummy", 8, seed=0).reset()
     GinRummySimpleAgent(seed=0).act_batch(obs["observation"], obs["action_mask"])
+    # the arena's batches (rummy_agents.arena.batch): the README's main job, and each game's
+    # published agent against its rule agent
+    from rummy_agents.arena import ArenaSpec, run_arena  # noqa: PLC0415
+    from rummy_agents.cli import BASELINES  # noqa: PLC0415
+
+    for game, names in BASELINES.items():
+        for pair in (tuple(names.split(",")), ("ppo", names.split(",")[-1])):
+            run_arena(ArenaSpec(game, pair, deals=2, bootstrap=0), progress=False)
 
 
 def verify(out: str) -> None:

@@ -106,6 +106,12 @@ print(time.perf_counter() - t0)
 
 ARENA_COMMAND = "rummy-env arena --game all --deals {deals} --workers 2 --seed 0 --out {out}"
 """The README's main job (2,000 deals; ``--quick``: 10)."""
+PPO_ARENA_COMMAND = (
+    "rummy-env arena --game {game} --agents ppo,{rule} --deals {deals} --workers 2 --seed 0 "
+    "--out none"
+)
+"""A published ``ppo`` agent against its game's rule agent (issue 52's second arena target)."""
+PPO_ARENA_RULE = {"gin_rummy": "simple", "five_hundred_rum": "greedy", "rummy51": "greedy"}
 
 STARTUP_VEC = """
 import time
@@ -491,12 +497,18 @@ class GymBench:
                 return steps / spent, 0.0, 0.0
 
 
-def arena_seconds(deals: int) -> float:
-    """Wall time of the README's main job in a fresh process (numba cache warm)."""
+def arena_seconds(deals: int, game: str | None = None) -> float:
+    """Wall time of the README's main job in a fresh process (numba cache warm); with ``game``,
+    of ``PPO_ARENA_COMMAND`` for that game.
+    """
     import shlex as _shlex
 
     with tempfile.TemporaryDirectory(prefix="bench_arena_") as out:
-        cmd = _shlex.split(ARENA_COMMAND.format(deals=deals, out=out))
+        if game is None:
+            text = ARENA_COMMAND.format(deals=deals, out=out)
+        else:
+            text = PPO_ARENA_COMMAND.format(game=game, rule=PPO_ARENA_RULE[game], deals=deals)
+        cmd = _shlex.split(text)
         cmd[0] = str(Path(sys.executable).with_name("rummy-env"))
         t0 = time.perf_counter()
         res = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -705,6 +717,8 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
             "learner steps",
         )
     add("arena_main", "the README's main job (`rummy-env arena --game all`)", "s", higher=False)
+    for g, name in GAME_NAMES.items():
+        add(f"arena_ppo_{g}", f"{name} arena, `ppo` vs `{PPO_ARENA_RULE[g]}`", "s", higher=False)
     peer_defs = [
         ("os_obs", "OpenSpiel `gin_rummy` loop + `observation_tensor`", "OpenSpiel + obs"),
         ("os", "OpenSpiel `gin_rummy` loop, no observation", "OpenSpiel, no obs"),
@@ -853,6 +867,10 @@ def run_all(sizes: Sizes, repeats: int, peers: bool) -> dict[str, Any]:
     arena_seconds(10)  # a short run first, so that its kernels are compiled and cached
     m["arena_main"].samples.append(arena_seconds(deals))
     m["arena_main"].note = f"{deals} deals, numba cache warm, whole process"
+    for g in GAME_NAMES:
+        arena_seconds(4, g)
+        m[f"arena_ppo_{g}"].samples.append(arena_seconds(deals, g))
+        m[f"arena_ppo_{g}"].note = f"{deals} deals, numba cache warm, whole process"
 
     # -- start-up in fresh interpreters --------------------------------------------------------
     startup: dict[str, Measurement] = {}
@@ -1062,6 +1080,16 @@ def target_rows(
         )
     )
     for g, name in GAME_NAMES.items():
+        rows.append(
+            row(
+                f"{name} `ppo` vs `{PPO_ARENA_RULE[g]}` arena <= {TARGET_ARENA_S:.0f} s (warm)",
+                m[f"arena_ppo_{g}"].median,
+                TARGET_ARENA_S,
+                "s",
+                True,
+            )
+        )
+    for g, name in GAME_NAMES.items():
         for key, what, limit in (
             (f"aec_{g}_cold_compile", "first AEC step", TARGET_FIRST_AEC_S),
             (f"gym_{g}_cold_compile", "first Gymnasium step", TARGET_FIRST_GYM_S),
@@ -1211,6 +1239,11 @@ def render(
     cold_rows.append([f"README main job, all games ({a.note or 'not run'})", "", fmt(a.median, "s"),
                       f"<= {TARGET_ARENA_S:.0f} s warm", _status(a.median <= TARGET_ARENA_S)
                       if a.ok else ""])  # fmt: skip
+    for g, name in GAME_NAMES.items():
+        a = m[f"arena_ppo_{g}"]
+        cold_rows.append([f"{name} `ppo` vs `{PPO_ARENA_RULE[g]}` arena ({a.note or 'not run'})",
+                          "", fmt(a.median, "s"), f"<= {TARGET_ARENA_S:.0f} s warm",
+                          _status(a.median <= TARGET_ARENA_S) if a.ok else ""])  # fmt: skip
 
     now = dt.datetime.now(dt.timezone.utc)
     parts = [

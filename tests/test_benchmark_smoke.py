@@ -81,6 +81,8 @@ def test_benchmark_quick_writes_report(tmp_path: Path) -> None:
         "Gin Rummy first AEC step, empty cache <= 15 s",
         "README main job <= 60 s (warm cache)",
         "README main job, all games (10 deals, numba cache warm, whole process)",
+        "Rummy 51 `ppo` vs `greedy` arena <= 60 s (warm)",
+        "500 Rum `ppo` vs `greedy` arena (10 deals, numba cache warm, whole process)",
         "`gymnasium.make` Rummy 51, numba cache warm",
         "state <= 4 KB per game",
         "skipped (--no-peers)",

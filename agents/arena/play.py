@@ -72,6 +72,13 @@ def deal_fingerprint(env: Any) -> tuple[str, int]:
     rec = getattr(env.unwrapped, "state_record", None)
     if rec is None:
         return "", -1
+    return record_fingerprint(rec)
+
+
+def record_fingerprint(rec: Any) -> tuple[str, int]:
+    """:func:`deal_fingerprint` of a game's state record (``np.void``); ("", -1) for a record
+    without a ``deck``.
+    """
     try:
         if "boards" in rec.dtype.names:  # 3-, 4-player Gin Rummy: a deck per table
             deck = np.asarray(rec["boards"]["deck"]).astype(np.int16).tobytes()
@@ -285,6 +292,7 @@ __all__ = [
     "make_env",
     "play_deal",
     "play_game",
+    "record_fingerprint",
     "seat_pattern",
     "seat_slot",
 ]

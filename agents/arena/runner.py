@@ -50,6 +50,9 @@ class ArenaSpec:
         chunk: deals per work item (``None``: automatic).
         record: folder for a game record of every game (``rummy_env.game_records``), in
             ``<record>/<A>_vs_<B>/deal<k>_leg<l>.jsonl``; ``None``: no records.
+        batch: play each work item's games as one batch where both agents allow it (compiled
+            rule agents, ``random``, a deterministic ``ppo``: :mod:`rummy_agents.arena.batch`);
+            the results are the same as game by game (``False``), only faster.
     """
 
     game: str
@@ -62,6 +65,7 @@ class ArenaSpec:
     bootstrap: int = 200
     chunk: int | None = None
     record: str | None = None
+    batch: bool = True
 
     def __post_init__(self) -> None:
         """Check every field (one-line messages naming the field, the value and what is
@@ -89,6 +93,8 @@ class ArenaSpec:
             object.__setattr__(self, name, check_int(name, getattr(self, name), lo=lo))
         if self.chunk is not None:
             object.__setattr__(self, "chunk", check_int("chunk", self.chunk, lo=1))
+        if not isinstance(self.batch, bool):
+            raise ArgumentTypeError(f"batch must be True or False, got {self.batch!r:.80}")
         object.__setattr__(self, "options", check_options("options", self.options))
         if self.record is not None:
             if not isinstance(self.record, (str, os.PathLike)) or not str(self.record):
@@ -156,12 +162,25 @@ def run_chunk(task: tuple[ArenaSpec, int, int, int]) -> list[dict[str, Any]]:
     folder = None
     if spec.record is not None:
         folder = Path(spec.record) / f"{_file_safe(names[0])}_vs_{_file_safe(names[1])}"
-    for k in range(start, stop):
-        seeds = [[agent_seed(spec.seed, pair, k, leg, s) for s in range(slots)] for leg in (0, 1)]
-        record = None if folder is None else folder / f"deal{k:05d}"
-        recs = play_deal(
-            env, make, names, deal_seed(spec.seed, k), seeds, spec.max_decisions, record
-        )
+    deals = range(start, stop)
+    seeds = [
+        [[agent_seed(spec.seed, pair, k, leg, s) for s in range(slots)] for leg in (0, 1)]
+        for k in deals
+    ]
+    played = None
+    if spec.batch and folder is None:
+        from rummy_agents.arena.batch import play_deals  # noqa: PLC0415 - numba on first use
+
+        resets = [deal_seed(spec.seed, k) for k in deals]
+        played = play_deals(env, make, names, resets, seeds, spec.max_decisions)
+    for n, k in enumerate(deals):
+        if played is not None:
+            recs = played[n]
+        else:
+            record = None if folder is None else folder / f"deal{k:05d}"
+            recs = play_deal(
+                env, make, names, deal_seed(spec.seed, k), seeds[n], spec.max_decisions, record
+            )
         for r in recs:
             r.update({"pair": pair, "deal": k, "agent_a": names[0], "agent_b": names[1]})
             out.append(r)
