@@ -186,3 +186,18 @@ def test_batched_ppo_moves_are_the_one_row_moves(game, monkeypatch):
     for tolerance in (B.TIE_TOLERANCE, 0.0, 1e9):
         monkeypatch.setattr(B, "TIE_TOLERANCE", tolerance)
         assert B._Learned(agent).decide(Rows(), rows).tolist() == want
+
+
+def test_workers_compile_different_parts_first():
+    from rummy_agents.arena.runner import _compile_tasks
+
+    spec = ArenaSpec("rummy51", ("random", "greedy", "ppo"), deals=1, workers=2)
+    parts = [p for _, p in _compile_tasks(spec)]
+    assert parts == ["agent:greedy", "agent:ppo", "agent:random", "game"]
+    for quiet in ({"workers": 1}, {"batch": False}, {"record": "somewhere"}):
+        args = {"workers": 2, **quiet}
+        assert _compile_tasks(ArenaSpec("gin_rummy", ("random", "simple"), deals=1, **args)) == []
+    env = make_env("rummy51", {})
+    make = functools.partial(make_agent, game="rummy51")
+    for part in parts + ["agent:ismcts@iterations=4"]:
+        B.compile_part(env, make, part)  # compiles or loads; plays nothing

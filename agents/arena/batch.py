@@ -306,6 +306,27 @@ def play_deals(
     return out
 
 
+def compile_part(env: Any, make: Callable[[str, int], Any], part: str) -> None:
+    """Compile (or load from numba's cache) one part of what :func:`play_deals` runs on
+    ``env``'s game: ``"game"`` (the deal and :func:`apply_rows`) or ``"agent:<spec>"``
+    (the agent's :func:`decide_rows`; nothing for an agent the batch does not compile).
+
+    The arena's workers start with the same empty cache on a first run; each compiling a
+    different part at the same time, then loading the others' from the cache, takes about
+    the longest part instead of their sum (``rummy_agents.arena.runner.run_arena``).
+    """
+    b = _Batch(env, 1)
+    if part == "game":
+        b.game.reset(seed=[0], write_obs=False)
+        apply_rows(b.game.states, b.game.cfg, b.game.tables, b.game.masks, b.obs,
+                   np.zeros(1, np.int64), np.full(1, -1, np.int64), b.who, 1, b.returns,
+                   b.decisions, b.turn, b.seat)  # fmt: skip
+        return
+    player = batch_agent(make(part.removeprefix("agent:"), 0), env.game)
+    if isinstance(player, _Compiled):  # no rows: compiled for the types, nothing decided
+        player.decide(b, np.zeros(0, np.int64))
+
+
 def _ended_game(env: Any, b: _Batch, i: int, fingerprint: tuple[str, int]) -> dict[str, Any]:
     """:func:`play_game`'s result for batch game ``i``, whose episode is over."""
     rec = b.game.states[i]
@@ -325,4 +346,4 @@ def _ended_game(env: Any, b: _Batch, i: int, fingerprint: tuple[str, int]) -> di
     }
 
 
-__all__ = ["apply_rows", "batch_agent", "decide_rows", "play_deals", "seed_gens"]
+__all__ = ["apply_rows", "batch_agent", "compile_part", "decide_rows", "play_deals", "seed_gens"]

@@ -187,6 +187,29 @@ def run_chunk(task: tuple[ArenaSpec, int, int, int]) -> list[dict[str, Any]]:
     return out
 
 
+def compile_task(task: tuple[ArenaSpec, str]) -> None:
+    """Compile one part of the batches of ``spec`` (``rummy_agents.arena.batch.compile_part``)
+    in a worker, before the games start.
+    """
+    from rummy_agents.arena.batch import compile_part  # noqa: PLC0415 - numba on first use
+
+    spec, part = task
+    with contextlib.suppress(Exception):  # a failure here fails the games after, with its message
+        compile_part(
+            _env_for(spec.game, spec.options), functools.partial(make_agent, game=spec.game), part
+        )
+
+
+def _compile_tasks(spec: ArenaSpec) -> list[tuple[ArenaSpec, str]]:
+    """The parts of the batches to compile side by side in the workers (the slowest first:
+    a joker game's ``greedy`` compiles longer than the game's own kernels).
+    """
+    if not spec.batch or spec.workers < 2 or spec.record is not None:
+        return []
+    agents = sorted(spec.agents, key=lambda a: a.split("@")[0] == "random")
+    return [(spec, f"agent:{a}") for a in agents] + [(spec, "game")]
+
+
 def _tasks(spec: ArenaSpec) -> list[tuple[ArenaSpec, int, int, int]]:
     chunk = spec.chunk or max(1, min(50, math.ceil(spec.deals / (8 * spec.workers))))
     tasks = []
@@ -205,6 +228,9 @@ def _iter_results(spec: ArenaSpec, tasks: list) -> Iterator[list[dict[str, Any]]
     with one_thread_each():
         pool = ctx.Pool(spec.workers)
     with pool:
+        # on a first run every worker would compile every kernel; instead each compiles a
+        # different part, and the others load it from numba's cache
+        pool.map(compile_task, _compile_tasks(spec), chunksize=1)
         yield from pool.imap_unordered(run_chunk, tasks)
 
 
