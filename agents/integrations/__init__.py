@@ -6,6 +6,9 @@
 - :mod:`rummy_agents.integrations.tianshou`: :class:`~rummy_env.wrappers.RummySingleAgentEnv`
   with the mask in the observation (``{"obs": ..., "mask": ...}``), the form Tianshou's
   discrete policies read; the wrapper itself needs only Gymnasium.
+- :mod:`rummy_agents.integrations.openspiel`: the games as OpenSpiel Python games
+  (``rummy_env_gin_rummy``, ``rummy_env_five_hundred_rum``, ``rummy_env_rummy51``, registered
+  with ``pyspiel`` on import), ``as_bot`` and ``ismcts_bot``; needs the ``openspiel`` extra.
 - Stable-Baselines3 needs no adapter: sb3-contrib's ``MaskablePPO`` reads
   ``RummySingleAgentEnv.action_masks()`` as it is.
 
