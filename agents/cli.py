@@ -730,6 +730,164 @@ def add_arena_parser(sub: argparse._SubParsersAction) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# exploit
+
+_EXPLOIT_FLAGS = {
+    "steps": "--steps",
+    "seed": "--seed",
+    "num_envs": "--num-envs",
+    "num_steps": "--num-steps",
+    "init": "--init",
+    "hidden": "--hidden",
+    "lr": "--lr",
+    "ent_coef": "--ent-coef",
+    "update_epochs": "--update-epochs",
+    "num_minibatches": "--minibatches",
+    "eval_deals": "--eval-deals",
+    "workers": "--workers",
+    "torch_threads": "--torch-threads",
+    "out": "--out",
+}
+"""``rummy_agents.exploit`` settings set by a flag: an error about the setting names the flag."""
+
+
+def _exploit_error(error: Exception) -> CLIError:
+    """A ``ValueError``/``TypeError`` of ``rummy_agents.exploit`` as a CLI error naming the flag
+    (the agent's own errors name the spec: ``--agent`` is put before them).
+    """
+    text = str(error)
+    first = text.split(" ", 1)[0]
+    if first in _EXPLOIT_FLAGS:
+        return CLIError(_EXPLOIT_FLAGS[first] + text[len(first) :])
+    if first in ("agent", "unknown", "bad", "checkpoint") or text.startswith("opponent="):
+        return CLIError(f"--agent: {text}")
+    return CLIError(text)
+
+
+def cmd_exploit(args: argparse.Namespace) -> int:
+    """Run ``rummy-env exploit``: every flag, the agent and the out folder are checked (and
+    torch found) before training starts (:mod:`rummy_agents.exploit`, imported here).
+    """
+    try:
+        import torch  # noqa: F401 - only whether it is installed
+    except ImportError:
+        raise CLIError(
+            'exploit trains a network and needs torch: pip install -c constraints.txt -e ".[train]"'
+        ) from None
+    from rummy_agents import exploit as X
+
+    if args.game not in GAMES:
+        raise CLIError(f"unknown game {args.game!r}; available: {', '.join(GAMES)}")
+    options = parse_options(args.option)
+    if args.episode is not None:
+        options["episode"] = args.episode
+    make_config(args.game, options)
+    settings = {
+        "num_envs": args.num_envs,
+        "num_steps": args.num_steps,
+        "init": args.init,
+        "hidden": args.hidden,
+        "lr": args.lr,
+        "ent_coef": args.ent_coef,
+        "update_epochs": args.update_epochs,
+        "num_minibatches": args.minibatches,
+        "eval_deals": args.eval_deals,
+        "workers": args.workers,
+        "torch_threads": args.torch_threads,
+    }
+    try:
+        cfg = X.ExploitConfig(args.game, args.agent, args.steps, args.seed, options, **settings)
+        out = X.default_out(cfg.game, cfg.agent) if args.out is None else Path(args.out)
+        check_out_dir(out)
+        plan, out = X.prepare(cfg, out)
+    except (ValueError, TypeError) as e:
+        raise _exploit_error(e) from None
+    for note in plan.notes:
+        print(f"{PROG} exploit: note: {note}", file=sys.stderr)
+    result = X.run(cfg, plan, out, progress=not args.no_progress, plot=not args.no_plot)
+    s, ev = result.summary, result.summary["evaluation"]
+    print(
+        f"best response to {cfg.agent} at {cfg.game} ({s['trained_steps']:,} steps, init "
+        f"{s['init']}, {s['train_steps_per_s']:,.0f} steps/s)"
+    )
+    print(
+        f"held-out evaluation, {ev['deals']} duplicate deals ({ev['games']} games, seed "
+        f"{ev['seed']}): {ev['wins']} wins, {ev['losses']} losses, {ev['draws']} draws; win rate "
+        f"{100 * ev['win_rate']:.1f}% [{100 * ev['win_lo']:.1f}, {100 * ev['win_hi']:.1f}]; mean "
+        f"margin per game {ev['margin']:+.3f} [{ev['margin_lo']:+.3f}, {ev['margin_hi']:+.3f}]"
+    )
+    print(f"a lower bound on {cfg.agent}'s exploitability; reproduce the evaluation with:")
+    print(f"  {ev['command']}")
+    print(f"wrote {', '.join(str(p) for p in result.files)}")
+    if not args.no_plot and out / X.CURVE_PNG not in result.files:
+        print(f"{PROG}: note: no curve.png: it needs matplotlib (pip install 'rummy_env[plot]')",
+              file=sys.stderr)  # fmt: skip
+    return 0
+
+
+def add_exploit_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the ``exploit`` command."""
+    p = sub.add_parser(
+        "exploit",
+        help="train a best response to an agent and measure it (approximate exploitability)",
+        description=(
+            "Train a best response to a frozen agent (masked PPO on the single-agent vector "
+            "env, the agent in every other seat), then play it against the agent on fresh "
+            "duplicate deals with the arena: win rate with a Wilson interval and mean margin "
+            "with a t interval. Writes curve.csv, curve.png, best_response.npz and "
+            "summary.json. An approximate best response gives a lower bound on "
+            "exploitability. Needs torch: pip install -c constraints.txt -e '.[train]'."
+        ),
+    )
+    p.add_argument("--game", default="gin_rummy", help="game name (default gin_rummy)")
+    p.add_argument(
+        "--agent",
+        required=True,
+        help="the frozen agent's spec, name or name@key=value (e.g. simple, greedy, "
+        "ppo, ppo@checkpoint=PATH, ismcts@iterations=100)",
+    )
+    p.add_argument("--steps", type=int, default=200_000,
+                   help="learner decisions to train on (default 200000)")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0,
+                   help="training seed; the evaluation uses seed + 1 (default 0)")  # fmt: skip
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="rule option, repeatable (as in arena)")  # fmt: skip
+    p.add_argument("--episode", choices=("hand", "match", "game"), default=None,
+                   help="episode: one hand, or a Gin match / a 500 Rum game")  # fmt: skip
+    p.add_argument("--init", default="auto",
+                   help="network start: auto (the published agent where its layout fits, else "
+                   "fresh), published, fresh (default auto)")  # fmt: skip
+    p.add_argument("--num-envs", type=int, default=64, help="games stepped together (default 64)")
+    p.add_argument("--num-steps", type=int, default=32,
+                   help="decisions per game and PPO update (default 32)")  # fmt: skip
+    p.add_argument("--hidden", type=int, default=128,
+                   help="hidden width of a fresh network (default 128)")  # fmt: skip
+    p.add_argument("--lr", type=float, default=3e-4,
+                   help="learning rate, annealed to 0 (default 3e-4)")  # fmt: skip
+    p.add_argument("--ent-coef", type=float, default=0.01,
+                   help="entropy bonus weight (default 0.01)")  # fmt: skip
+    p.add_argument("--update-epochs", type=int, default=4,
+                   help="passes over each rollout (default 4)")  # fmt: skip
+    p.add_argument("--minibatches", type=int, default=4,
+                   help="minibatches per pass (default 4)")  # fmt: skip
+    p.add_argument("--eval-deals", type=int, default=500,
+                   help="duplicate deals of the held-out evaluation (default 500)")  # fmt: skip
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes of the evaluation (default 1)")  # fmt: skip
+    p.add_argument("--torch-threads", type=int, default=1,
+                   help="torch CPU threads while training (default 1)")  # fmt: skip
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help=f"folder of the run's files (default ./{RUNS_DIR}/exploit_<game>_<agent>)",
+    )
+    p.add_argument("--no-plot", action="store_true", help="skip curve.png")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    p.set_defaults(func=cmd_exploit)
+
+
+# ---------------------------------------------------------------------------------------------
 # entry point
 
 # ---------------------------------------------------------------------------------------------
@@ -871,6 +1029,7 @@ def add_serve_parser(sub: argparse._SubParsersAction) -> None:
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_simulate_parser,
     add_arena_parser,
+    add_exploit_parser,
     add_replay_parser,
     add_play_parser,
     add_serve_parser,
