@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -232,7 +233,8 @@ def test_hidden_cards_do_not_leak(game: str, options: dict, seed: int) -> None:
     q = next(x for x in range(g.num_players()) if x != p and _hand(a_state, x))
     seen = _visible(a_state, p)
     c = next(x for x in _hand(a_state, q) if x not in seen)  # in q's hand, hidden from p
-    b = next(x for x in reversed(chance[1:]) if x not in seen and x != c)  # deep in the stock
+    copies = Counter(chance[1:])  # exchanged types must have as many copies (not a joker)
+    b = next(x for x in reversed(chance[1:]) if x not in seen and x != c and copies[x] == copies[c])
     # the same deal with card types c and b exchanged everywhere: hidden from p either way
     relabel = {c: b, b: c}
     b_state = g.new_initial_state()
@@ -265,6 +267,29 @@ def test_hidden_cards_do_not_leak(game: str, options: dict, seed: int) -> None:
         b_state.apply_action(a)
         compared += 1
     assert compared >= 2
+
+
+def test_impossible_actions_are_refused_before_anything_changes() -> None:
+    g = load("rummy51")
+    s = g.new_initial_state()
+    with pytest.raises(ValueError, match="not a dealer"):
+        s.apply_action(7)
+    s.apply_action(0)
+    for _ in range(4):  # the four jokers
+        s.apply_action(52)
+    before = str(s), s.history()
+    with pytest.raises(ValueError, match="not a card left to deal"):
+        s.apply_action(52)
+    assert (str(s), s.history()) == before
+    rng = random.Random(0)
+    while s.is_chance_node():
+        actions, probs = zip(*s.chance_outcomes(), strict=True)
+        s.apply_action(rng.choices(actions, probs)[0])
+    illegal = next(a for a in range(g.num_distinct_actions()) if a not in s.legal_actions())
+    before = str(s), s.history()
+    with pytest.raises(ValueError, match="not legal"):
+        s.apply_action(illegal)
+    assert (str(s), s.history()) == before
 
 
 def test_deal_shows_no_cards() -> None:

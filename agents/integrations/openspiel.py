@@ -605,10 +605,22 @@ class RummyState(pyspiel.State):
         eng = c.eng
         c.worlds = None
         if c.rec is None:
+            # pyspiel checks no action of a Python game: refuse an impossible one here, before
+            # the state changes (a card with no copy left would only fail at the deal's end)
             if c.dealer < 0:
+                if not 0 <= int(action) < eng.dealer_outcomes:
+                    raise ValueError(
+                        f"chance outcome {action} is not a dealer: 0..{eng.dealer_outcomes - 1}"
+                    )
                 c.dealer = int(action)
                 return
-            c.left[eng.type_index[int(action)]] -= 1
+            i = eng.type_index.get(int(action))
+            if i is None or c.left[i] <= 0:
+                left = [card_to_str(t) for t, n in zip(eng.card_types, c.left, strict=True) if n]
+                raise ValueError(
+                    f"chance outcome {action} is not a card left to deal; left: {', '.join(left)}"
+                )
+            c.left[i] -= 1
             c.dealt.append(int(action))
             if len(c.dealt) % eng.per_deck == 0:  # 4-player Gin: the second table's deck
                 c.left = list(eng.type_counts)
@@ -619,6 +631,8 @@ class RummyState(pyspiel.State):
                 c.trunc = bool(c.rec["truncated"][0])
             return
         seat, a = c.cur, int(action)
+        if not (0 <= a < eng.num_actions and c.mask[0, a]) or c.done:  # type: ignore[index]
+            raise ValueError(f"action {action} is not legal for player {seat} now")
         board = tuple(c.rec["board_of"][0].tolist()) if eng.four else None
         entry = (seat, a, eng.private_digest(c.rec, seat), board)
         c.done, c.trunc, c.cur = eng.step(c.rec, c.mask, a)  # type: ignore[arg-type]
