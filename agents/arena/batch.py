@@ -38,7 +38,8 @@ import numpy as np
 from rummy_agents.arena.play import (
     OUTCOME_TRUNCATED,
     OUTCOME_UNKNOWN,
-    game_result,
+    check_same_deal,
+    leg_record,
     play_game,
     record_fingerprint,
     seat_pattern,
@@ -283,25 +284,8 @@ def play_deals(
                 pattern = seat_pattern(n, leg)
                 seats = [make(names[pattern[s]], int(seeds[i, s])) for s in range(n)]
                 g = play_game(env, seats, int(deal_seeds[k]), max_decisions)
-            a_seats = [s for s in range(n) if seat_pattern(n, leg)[s] == 0]
-            ra, rb, margin, result = game_result(g, a_seats)
-            rec = {
-                "leg": leg,
-                "players": n,
-                "a_seat": a_seats[0],
-                "a_seats": " ".join(str(x) for x in a_seats),
-                "return_a": ra,
-                "return_b": rb,
-                "margin": margin,
-                "result": result,
-            }
-            rec.update({key: g[key] for key in ("outcome", "hands", "decisions", "truncated")})
-            rec.update({"deal_id": g["deal_id"], "dealer": g["dealer"]})
-            recs.append(rec)
-        if (recs[0]["deal_id"], recs[0]["dealer"]) != (recs[1]["deal_id"], recs[1]["dealer"]):
-            raise RuntimeError(
-                f"duplicate deal {int(deal_seeds[k])}: the two legs were dealt different cards"
-            )
+            recs.append(leg_record(g, leg))
+        check_same_deal(recs, int(deal_seeds[k]))
         out.append(recs)
     return out
 

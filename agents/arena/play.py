@@ -266,29 +266,44 @@ def play_deal(
         path = None if record is None else Path(f"{record}_leg{leg}.jsonl")
         labels = [names[pattern[s]] for s in range(n)]
         g = play_game(env, seats, deal_seed, max_decisions, path, labels)
-        a_seats = [s for s in range(n) if pattern[s] == 0]
-        ra, rb, margin, result = game_result(g, a_seats)
-        rec = {
-            "leg": leg,
-            "players": n,
-            "a_seat": a_seats[0],
-            "a_seats": " ".join(str(x) for x in a_seats),
-            "return_a": ra,
-            "return_b": rb,
-            "margin": margin,
-            "result": result,
-        }
-        rec.update({k: g[k] for k in ("outcome", "hands", "decisions", "truncated")})
-        rec.update({"deal_id": g["deal_id"], "dealer": g["dealer"]})
-        out.append(rec)
-    if (out[0]["deal_id"], out[0]["dealer"]) != (out[1]["deal_id"], out[1]["dealer"]):
-        raise RuntimeError(f"duplicate deal {deal_seed}: the two legs were dealt different cards")
+        out.append(leg_record(g, leg))
+    check_same_deal(out, deal_seed)
     return out
 
 
+def leg_record(g: dict[str, Any], leg: int) -> dict[str, Any]:
+    """The record of leg ``leg`` of a duplicate deal from A's point of view, for a game ``g``
+    as :func:`play_game` returns it (the fields :func:`play_deal` documents).
+    """
+    n = len(g["returns"])
+    a_seats = [s for s, k in enumerate(seat_pattern(n, leg)) if k == 0]
+    ra, rb, margin, result = game_result(g, a_seats)
+    rec = {
+        "leg": leg,
+        "players": n,
+        "a_seat": a_seats[0],
+        "a_seats": " ".join(str(x) for x in a_seats),
+        "return_a": ra,
+        "return_b": rb,
+        "margin": margin,
+        "result": result,
+    }
+    rec.update({k: g[k] for k in ("outcome", "hands", "decisions", "truncated")})
+    rec.update({"deal_id": g["deal_id"], "dealer": g["dealer"]})
+    return rec
+
+
+def check_same_deal(recs: Sequence[dict[str, Any]], deal_seed: int) -> None:
+    """Raise ``RuntimeError`` unless both legs' records were dealt the same cards."""
+    if (recs[0]["deal_id"], recs[0]["dealer"]) != (recs[1]["deal_id"], recs[1]["dealer"]):
+        raise RuntimeError(f"duplicate deal {deal_seed}: the two legs were dealt different cards")
+
+
 __all__ = [
+    "check_same_deal",
     "deal_fingerprint",
     "game_result",
+    "leg_record",
     "make_env",
     "play_deal",
     "play_game",
