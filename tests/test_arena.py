@@ -216,7 +216,8 @@ def test_cli_arena_smoke(tmp_path, capsys):
     )  # fmt: skip
     assert rc == 0
     text = capsys.readouterr().out
-    assert "| random | simple | 8 |" in text
+    # each pair from the stronger agent's side, as the README says it: simple beats random
+    assert "| simple | random | 8 |" in text
     for name in ("games.csv", "pairs.csv", "ratings.csv", "summary.json", "table.md"):
         assert (out / name).stat().st_size > 0
     assert (out / "heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -235,7 +236,7 @@ def test_cli_arena_without_matplotlib_skips_only_the_heatmap(tmp_path, monkeypat
     rc = main([*args, "--out", str(out), "--no-progress", "--bootstrap", "10"])
     assert rc == 0
     cap = capsys.readouterr()
-    assert "| random | simple | 4 |" in cap.out
+    assert "| simple | random | 4 |" in cap.out
     # the CLI says it in one line (write_outputs itself warns: a UserWarning)
     assert cap.err.splitlines() == [
         "rummy-env: note: heatmap.png skipped: matplotlib is not installed (pip install "
@@ -312,9 +313,10 @@ def test_report_wording_follows_the_game_and_the_table_size():
     from rummy_agents.arena.report import _draws_and_margin
 
     draws, margin = _draws_and_margin("gin_rummy", 2)
-    assert "equal points" in draws and "A's points - B's points" in margin
+    assert "dead hands" in draws and "A's points - B's points" in margin
     draws, margin = _draws_and_margin("five_hundred_rum", 4)
-    assert "equal top points" in draws and "mean points" in margin
+    assert "tie for the best score" in draws and "mean points" in margin
+    assert "Gin" not in "".join(_draws_and_margin("five_hundred_rum", 2))
     draws, margin = _draws_and_margin("rummy51", 2)
     assert "stock ran out" in draws and "B's penalty - A's penalty" in margin
     assert "mean penalty" in _draws_and_margin("rummy51", 3)[1]

@@ -362,7 +362,7 @@ def test_arena_all_games_plays_each_games_baselines(capsys):
     out = capsys.readouterr().out
     for game in ("## gin_rummy", "## five_hundred_rum", "## rummy51"):
         assert game in out
-    assert "| random | simple |" in out and out.count("| random | greedy |") == 2
+    assert "| simple | random |" in out and out.count("| greedy | random |") == 2
 
 
 def test_arena_all_refuses_rule_options():

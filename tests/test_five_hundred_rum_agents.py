@@ -325,7 +325,7 @@ def test_arena_runs_500_rum_greedy_against_random(tmp_path, capsys):
     argv += ["--seed", "3", "--out", str(out), "--no-plot", "--no-progress"]
     assert main(argv) == 0
     text = capsys.readouterr().out
-    assert "| random | greedy | 8 |" in text
+    assert "| greedy | random | 8 |" in text
     assert (out / "summary.json").exists() and (out / "games.csv").exists()
 
 
@@ -334,7 +334,7 @@ def test_arena_plays_four_player_games(capsys):
     argv += ["--option", "num_players=4", "--out", "none", "--no-progress", "--no-plot"]
     assert main(argv) == 0
     text = capsys.readouterr().out
-    assert "| random | greedy | 2 |" in text
+    assert "| greedy | random | 2 |" in text
     assert "4 players, seats alternating" in text
 
 

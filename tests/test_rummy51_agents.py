@@ -473,7 +473,7 @@ def test_arena_runs_rummy51_greedy_against_random(tmp_path, capsys):
     argv += ["--seed", "0", "--out", str(out), "--no-plot", "--no-progress", "--bootstrap", "5"]
     assert main(argv) == 0
     text = capsys.readouterr().out
-    assert "| random | greedy | 6 | 0 | 6 | 0 | 0 |" in text
+    assert "| greedy | random | 6 | 6 | 0 | 0 | 0 |" in text
     assert "B's penalty - A's penalty" in text
     for f in csv.DictReader((out / "games.csv").open()):
         ra, rb, margin = float(f["return_a"]), float(f["return_b"]), float(f["margin"])
