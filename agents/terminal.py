@@ -34,7 +34,6 @@ from rummy_agents.cli import BASELINES, CLIError, check_out_dir, make_config, pa
 from rummy_agents.table_seat import seat_at_tables
 from rummy_env.core.cards import RANKS, SUIT_SYMBOLS, SUITS, str_to_card
 from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
-from rummy_env.core.melds import GIN_MELD_MASKS, GIN_VALUES
 from rummy_env.encodings import five_hundred_rum as E500
 from rummy_env.encodings import gin_rummy as EG
 from rummy_env.encodings import rummy51 as E51
@@ -510,22 +509,18 @@ class TerminalGame:
         return out
 
     def _gin_melds_line(self, mask: int) -> Text:
-        """The best arrangement of the person's hand: melds, unmelded cards, deadwood."""
-        from rummy_agents.gin_rummy_rules import deadwood_per_discard, knocker_meld_plan
+        """The best arrangement of the person's hand: melds, unmelded cards, deadwood (the
+        browser app's hints: :func:`rummy_agents.move_words.gin_arrangement`).
+        """
+        from rummy_agents.gin_rummy_rules import deadwood_per_discard
+        from rummy_agents.move_words import gin_arrangement
 
-        plan = knocker_meld_plan(mask)
-        rest = mask
-        melds = []
-        for t in plan:
-            rest &= ~int(GIN_MELD_MASKS[t])
-            melds.append(
-                Text.assemble("[", self.paint.cards(mask_cards(GIN_MELD_MASKS[t]), True), "]")
-            )
-        value = sum(int(GIN_VALUES[c]) for c in mask_cards(rest))
+        found, rest, value = gin_arrangement(mask_cards(mask))
+        melds = [Text.assemble("[", self.paint.cards(m, True), "]") for m in found]
         line = Text("  melds: ")
         line.append_text(Text(" ").join(melds) if melds else Text("none", style="dim"))
         line.append("  unmelded: ")
-        line.append_text(self.paint.cards(mask_cards(rest), sort=True))
+        line.append_text(self.paint.cards(rest, sort=True))
         line.append(f" (deadwood {value})")
         if bin(mask).count("1") == 11:
             best = int(deadwood_per_discard(mask).min())

@@ -97,7 +97,9 @@ from rummy_agents.arena.registry import (
 )
 from rummy_agents.base import SeatView
 from rummy_agents.cli import BASELINES, CLIError, make_config, parse_options, parse_value
+from rummy_agents.move_words import describe_moves
 from rummy_agents.table_seat import seat_at_tables
+from rummy_agents.web.seat import seat_json
 from rummy_env.game_records import MAX_SEED, GameRecord, GameRecorder, read_record, replay
 from rummy_env.games import GAMES
 
@@ -693,6 +695,10 @@ class PlayGame:
         """
         view, svg = self.picture()
         table = self.env.table_view(None if view == REFEREE else view)
+        my_turn = not self.over and self.env.agent_selection == self.me
+        seat = seat_json(self.env, self.me, my_turn)
+        words = {m["action"]: m["text"] for m in seat["moves"]}
+        legal = [{**m, "text": words.get(m["id"], m["name"])} for m in self.legal()]
         out: dict[str, Any] = {
             "id": self.id,
             "game": self.game,
@@ -703,9 +709,10 @@ class PlayGame:
             "labels": self.labels,
             "options": {k: _json_value(v) for k, v in self.options.items()},
             "to_act": None if self.over else self.env.agent_selection,
-            "my_turn": not self.over and self.env.agent_selection == self.me,
+            "my_turn": my_turn,
             "pending": self.pending,
-            "legal": self.legal(),
+            "legal": legal,
+            "seat_table": seat,
             "view": view,
             "svg": svg,
             "table": dataclasses.asdict(table),
@@ -743,6 +750,9 @@ class PlayGame:
         board_of = env.state_record["board_of"].copy() if self.four_tables else None
         hands = _hands_played(env)
         name = self._name(agent, action, board_of)
+        # the person's own move in words (read before it is played; another seat's would name
+        # cards of its hidden hand, so theirs keep the table's public name)
+        text = describe_moves(env, agent, [action])[0].text if agent == self.me else name
         self.recorder.add(agent, action)
         env.step(action)
         self.steps += 1
@@ -755,6 +765,7 @@ class PlayGame:
             "label": self.labels[agent],
             "you": agent == self.me,
             "name": name,
+            "text": text,
         }
         if _hands_played(env) > hands:
             hand = {

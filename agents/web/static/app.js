@@ -11,6 +11,8 @@ const state = {
   frame: 0,
   frameToken: 0,
   busy: 0,
+  sel: [], // the indices of the selected cards of the person's hand
+  locked: false, // the moves just played are being shown: no move now
 };
 
 // -- helpers ------------------------------------------------------------------------------------
@@ -79,7 +81,8 @@ function who(agent, label) {
   return label ? `${agent} (${label})` : agent;
 }
 
-// A table of each seat's infos (points, scores) after a hand or at the end.
+// A table of each seat's infos (points, scores) after a hand or at the end: a row for each
+// quantity, a column for each seat (the seats are few, the quantities many: it fits a phone).
 function infoTable(infos) {
   const agents = Object.keys(infos || {});
   const keys = [];
@@ -88,13 +91,13 @@ function infoTable(infos) {
   }
   const table = el("table", null, "infos");
   const head = el("tr");
-  head.appendChild(el("th", "seat"));
-  for (const k of keys) head.appendChild(el("th", k.replaceAll("_", " ")));
+  head.appendChild(el("th", ""));
+  for (const a of agents) head.appendChild(el("th", a));
   table.appendChild(head);
-  for (const a of agents) {
+  for (const k of keys) {
     const row = el("tr");
-    row.appendChild(el("td", a));
-    for (const k of keys) row.appendChild(el("td", k in infos[a] ? infos[a][k] : ""));
+    row.appendChild(el("th", k.replaceAll("_", " ")));
+    for (const a of agents) row.appendChild(el("td", k in infos[a] ? infos[a][k] : ""));
     table.appendChild(row);
   }
   return table;
@@ -134,11 +137,21 @@ function fillSelect(select, values, labels, selected) {
   });
 }
 
+// The placeholder of the rule options: this game's own first options and their defaults.
+function optionsPlaceholder(info) {
+  const shown = info.options.filter((o) => o.default !== null).slice(0, 3);
+  return shown.map((o) => `${o.name}=${o.default}`).join("\n");
+}
+
 function onGameChange() {
   const info = gameInfo();
   // another game's agents: start again from this game's default opponent
   $("opponent-inputs").replaceChildren();
+  const agents = info.agents.map((a) => a.name);
+  fillSelect($("opponent"), agents, agents, info.default_opponent);
   fillSelect($("players"), info.players, null, info.players[0]);
+  $("options").value = "";
+  $("options").placeholder = optionsPlaceholder(info);
   const names = $("agent-names");
   names.replaceChildren();
   for (const a of info.agents) {
@@ -161,6 +174,10 @@ function onGameChange() {
     body.appendChild(row);
   }
   onPlayersChange();
+}
+
+function onOpponentChange() {
+  for (const input of document.querySelectorAll("#opponent-inputs input")) input.value = $("opponent").value;
 }
 
 function addOption(o) {
@@ -192,11 +209,224 @@ function onSeatChange() {
     input.className = "opponent";
     input.setAttribute("list", "agent-names");
     input.spellcheck = false;
-    input.value = old[k] || gameInfo().default_opponent;
+    input.value = old[k] || $("opponent").value || gameInfo().default_opponent;
     label.appendChild(input);
     box.appendChild(label);
     k++;
   }
+}
+
+// -- play: the cards ----------------------------------------------------------------------------
+
+// A card as a button: rank and suit symbol, red or black.
+function cardButton(card, cls) {
+  const b = el("button", card.text, `card ${card.red ? "red" : "black"}${card.id >= 52 ? " joker" : ""} ${cls || ""}`);
+  b.type = "button";
+  b.dataset.card = String(card.id);
+  return b;
+}
+
+function cardSpan(card) {
+  return el("span", card.text, `card-text ${card.red ? "red" : "black"}`);
+}
+
+function cardsLine(cards) {
+  const span = el("span", null, "cards-line");
+  cards.forEach((c, i) => {
+    if (i) span.appendChild(document.createTextNode(" "));
+    span.appendChild(cardSpan(c));
+  });
+  return span;
+}
+
+function legalMoves() {
+  const g = state.game;
+  return g && g.my_turn && !state.locked ? g.seat_table.moves : [];
+}
+
+function selectedCards() {
+  const hand = state.game.seat_table.hand;
+  return state.sel.map((i) => hand[i].id);
+}
+
+// Does ``move`` play every selected card (as many copies as selected)?
+function usesSelection(move, sel) {
+  if (!sel.length) return false;
+  const left = move.cards.slice();
+  for (const c of sel) {
+    const k = left.indexOf(c);
+    if (k < 0) return false;
+    left.splice(k, 1);
+  }
+  return true;
+}
+
+function meldMoves(m, sel) {
+  return legalMoves().filter(
+    (mv) => mv.meld === m && ["layoff", "joker", "retrieve"].includes(mv.kind) && usesSelection(mv, sel),
+  );
+}
+
+function say(text) {
+  $("selection").textContent = text || "";
+}
+
+function renderCards() {
+  const g = state.game;
+  const t = g.seat_table;
+  const moves = legalMoves();
+  const sel = g.my_turn ? selectedCards() : [];
+  // stock and pile
+  const draw = moves.find((m) => m.kind === "draw");
+  $("stock-count").textContent = `(${t.stock})`;
+  $("stock").disabled = !draw;
+  $("stock").classList.toggle("playable", Boolean(draw));
+  const pile = $("pile");
+  pile.replaceChildren();
+  if (!t.pile.length) pile.appendChild(el("span", "empty", "empty"));
+  const shownFrom = Math.max(0, t.pile.length - 12); // the last cards: the pile can be long
+  if (shownFrom > 0) pile.appendChild(el("span", `${shownFrom} more, `, "more-cards"));
+  t.pile.slice(shownFrom).forEach((card, k) => {
+    const depth = t.pile.length - 1 - (shownFrom + k);
+    const take = moves.find((m) => m.kind === "take" && m.depth === depth);
+    const b = cardButton(card, take ? "playable" : "");
+    b.dataset.depth = String(depth);
+    b.disabled = !take;
+    if (take) {
+      b.title = take.text;
+      b.addEventListener("click", () => play(take.action));
+    }
+    pile.appendChild(b);
+  });
+  // the melds a lay-off goes on, numbered as the moves number them
+  const melds = $("table-melds");
+  melds.replaceChildren();
+  melds.parentElement.hidden = !t.melds.length;
+  for (const m of t.melds) {
+    const item = el("li", null, "table-meld");
+    const b = el("button", null, "meld");
+    b.type = "button";
+    b.dataset.meld = String(m.index);
+    b.appendChild(el("span", `${m.index}`, "meld-no"));
+    b.appendChild(cardsLine(m.cards));
+    b.appendChild(el("span", ` ${m.owner}`, "owner"));
+    const fits = sel.length ? meldMoves(m.index, sel) : [];
+    b.classList.toggle("target", fits.length > 0);
+    b.disabled = !g.my_turn || state.locked;
+    b.addEventListener("click", () => onMeldClick(m.index));
+    item.appendChild(b);
+    melds.appendChild(item);
+  }
+  // the hand
+  const hand = $("hand");
+  hand.replaceChildren();
+  t.hand.forEach((card, i) => {
+    const uses = moves.filter((m) => m.cards.includes(card.id));
+    const b = cardButton(card, uses.length ? "playable" : "");
+    b.dataset.index = String(i);
+    if (uses.some((m) => m.kind === "discard")) b.dataset.discard = "1";
+    if (uses.some((m) => ["layoff", "joker", "retrieve"].includes(m.kind))) b.dataset.layoff = "1";
+    b.classList.toggle("selected", state.sel.includes(i));
+    b.setAttribute("aria-pressed", state.sel.includes(i) ? "true" : "false");
+    b.disabled = !g.my_turn || state.locked;
+    b.addEventListener("click", () => onCardClick(i));
+    hand.appendChild(b);
+  });
+  // the hints on the hand
+  const h = t.hints;
+  const hints = $("hints");
+  hints.replaceChildren();
+  if (h.points !== null) {
+    hints.appendChild(el("strong", `${h.label} ${h.points}`));
+    if (h.best_discard !== null) hints.appendChild(el("span", ` (after your best discard: ${h.best_discard})`));
+    hints.appendChild(el("span", " · melds: "));
+    if (!h.melds.length) hints.appendChild(el("span", "none"));
+    h.melds.forEach((m, k) => {
+      if (k) hints.appendChild(el("span", ", "));
+      hints.appendChild(el("span", "[", "bracket"));
+      hints.appendChild(cardsLine(m));
+      hints.appendChild(el("span", "]", "bracket"));
+    });
+    hints.appendChild(el("span", " · unmelded: "));
+    hints.appendChild(h.unmelded.length ? cardsLine(h.unmelded) : el("span", "none"));
+  }
+  for (const note of h.notes) hints.appendChild(el("span", ` · ${note}`, "note"));
+  // the moves in words; those of the selected cards lit
+  const box = $("moves");
+  box.replaceChildren();
+  if (!g.my_turn) return;
+  g.seat_table.moves.forEach((m, k) => {
+    const b = el("button", null, `move legal kind-${m.kind}`);
+    b.type = "button";
+    if (k < 9) b.appendChild(el("span", `${k + 1}`, "key"));
+    b.appendChild(el("span", m.text, "words"));
+    b.dataset.action = String(m.action);
+    b.title = m.name;
+    b.disabled = state.locked;
+    b.classList.toggle("hl", usesSelection(m, sel));
+    b.addEventListener("click", () => play(m.action));
+    box.appendChild(b);
+  });
+}
+
+function onCardClick(i) {
+  if (!state.game || !state.game.my_turn || state.locked) return;
+  const card = state.game.seat_table.hand[i];
+  if (state.sel.length === 1 && state.sel[0] === i) {
+    // a second click on the one selected card discards it
+    const discard = legalMoves().find((m) => m.kind === "discard" && m.cards[0] === card.id);
+    if (discard) {
+      play(discard.action);
+      return;
+    }
+  }
+  const at = state.sel.indexOf(i);
+  if (at >= 0) state.sel.splice(at, 1);
+  else state.sel.push(i);
+  const sel = selectedCards();
+  const lit = legalMoves().filter((m) => usesSelection(m, sel));
+  if (!sel.length) say("");
+  else if (!lit.length) say("no legal move plays these cards now");
+  else {
+    const exact = lit.filter((m) => m.cards.length === sel.length);
+    const tips = [];
+    if (exact.some((m) => m.kind === "discard")) tips.push("click it again to discard it");
+    if (lit.some((m) => ["layoff", "joker", "retrieve"].includes(m.kind))) tips.push("click a lit meld to lay it off");
+    if (lit.some((m) => m.kind === "meld")) tips.push("select more cards for a meld, then its move");
+    say(`${lit.length} move(s) with ${sel.length === 1 ? card.text : "these cards"}: ${tips.join("; ") || "lit below"}`);
+  }
+  renderCards();
+}
+
+function onMeldClick(m) {
+  if (!state.game || !state.game.my_turn || state.locked) return;
+  const sel = selectedCards();
+  if (!sel.length) {
+    say("select a card of your hand first, then click the meld to lay it off");
+    return;
+  }
+  const fits = meldMoves(m, sel);
+  if (fits.length === 1) play(fits[0].action);
+  else if (!fits.length) say(`meld ${m} takes none of the selected cards now`);
+  else say(`${fits.length} ways to play on meld ${m}: choose one of the lit moves`);
+}
+
+function onStockClick() {
+  const draw = legalMoves().find((m) => m.kind === "draw");
+  if (draw) play(draw.action);
+}
+
+// Keys 1-9 play the moves listed (keyboard play; the buttons also take Tab and Enter).
+function onPlayKey(ev) {
+  if ($("play-panel").hidden || !state.game || !state.game.my_turn || state.locked) return false;
+  const tag = ev.target && ev.target.tagName;
+  if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return false;
+  if (!/^[1-9]$/.test(ev.key)) return false;
+  const move = state.game.seat_table.moves[Number(ev.key) - 1];
+  if (!move) return false;
+  ev.preventDefault();
+  play(move.action);
+  return true;
 }
 
 // -- play: the game -----------------------------------------------------------------------------
@@ -204,29 +434,26 @@ function onSeatChange() {
 function logMove(event) {
   const item = el("li", null, event.you ? "mine" : "");
   item.appendChild(el("span", who(event.agent, event.label) + ": ", "who"));
-  item.appendChild(el("span", event.name, "move"));
+  item.appendChild(el("span", event.text || event.name, "move"));
+  item.title = event.name;
   const log = $("log");
   log.appendChild(item);
   item.scrollIntoView({ block: "nearest" });
 }
 
 function setMoves(game, enabled) {
-  const moves = $("moves");
-  moves.replaceChildren();
-  if (!game.my_turn) return;
-  for (const m of game.legal) {
-    const b = el("button", m.name, "move legal");
-    b.type = "button";
-    b.dataset.action = String(m.id);
-    b.disabled = !enabled;
-    b.addEventListener("click", () => play(m.id));
-    moves.appendChild(b);
-  }
+  state.locked = !enabled;
+  if (state.game) renderCards();
 }
 
 function renderGame(game) {
+  const same = state.game && state.game.id === game.id && state.game.steps === game.steps;
   state.game = game;
+  if (!same) state.sel = [];
+  state.locked = false;
+  say("");
   $("game-area").hidden = false;
+  $("setup").classList.add("compact");
   showPicture($("table"), game.svg);
   const me = `you are ${game.me}`;
   let status;
@@ -234,7 +461,7 @@ function renderGame(game) {
   else if (game.my_turn) status = `${game.title}: your move (${me}).`;
   else status = `${game.title}: ${game.to_act} to act (${me}).`;
   $("status").textContent = status;
-  setMoves(game, true);
+  renderCards();
   const result = $("result");
   result.replaceChildren();
   result.hidden = !game.over;
@@ -251,18 +478,9 @@ function renderGame(game) {
     parts.push(`${game.steps} moves`);
     if (game.seed !== null) parts.push(`seed ${game.seed}`);
     result.appendChild(el("p", parts.join("; ")));
-    const returns = el("table", null, "infos");
-    const head = el("tr");
-    head.appendChild(el("th", "seat"));
-    head.appendChild(el("th", "return"));
-    returns.appendChild(head);
-    for (const [agent, value] of Object.entries(r.returns)) {
-      const row = el("tr");
-      row.appendChild(el("td", who(agent, game.labels[agent])));
-      row.appendChild(el("td", value));
-      returns.appendChild(row);
-    }
-    result.appendChild(returns);
+    const returns = {};
+    for (const [agent, value] of Object.entries(r.returns)) returns[who(agent, game.labels[agent])] = { return: value };
+    result.appendChild(infoTable(returns));
   }
   const link = $("download");
   link.hidden = !game.record_ready;
@@ -271,6 +489,7 @@ function renderGame(game) {
     link.setAttribute("download", `rummy-${game.game}-${game.seed}.jsonl`);
   }
   $("stop").hidden = game.over;
+  $("again").hidden = !game.over;
 }
 
 // Show the moves just played one by one (the agents' with a pause), then the new state.
@@ -305,14 +524,14 @@ async function startGame(ev) {
     const game = await api("POST", "/api/play", body);
     $("log").replaceChildren();
     $("hands").replaceChildren();
-    state.game = game;
+    state.game = null;
     await showEvents(game, game.events);
     await playOn(game);
   });
 }
 
 async function play(action) {
-  if (!state.game || state.busy) return;
+  if (!state.game || state.busy || state.locked) return;
   await guarded(async () => {
     setMoves(state.game, false);
     try {
@@ -341,6 +560,12 @@ async function stopGame() {
     const game = await api("POST", `/api/play/${encodeURIComponent(state.game.id)}/stop`);
     renderGame(game);
   });
+}
+
+function newGame() {
+  $("game-area").hidden = true;
+  $("setup").classList.remove("compact");
+  $("start").focus();
 }
 
 // After a reload: show this session's game that is still running, if any.
@@ -450,6 +675,7 @@ async function uploadRecord() {
 }
 
 function onKey(ev) {
+  if (onPlayKey(ev)) return;
   if ($("replay-panel").hidden || !state.replay) return;
   const tag = ev.target && ev.target.tagName;
   if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
@@ -470,6 +696,9 @@ async function init() {
   $("seat").addEventListener("change", onSeatChange);
   $("setup").addEventListener("submit", startGame);
   $("stop").addEventListener("click", stopGame);
+  $("again").addEventListener("click", newGame);
+  $("opponent").addEventListener("change", onOpponentChange);
+  $("stock").addEventListener("click", onStockClick);
   $("open-listed").addEventListener("click", () => openReplay({ path: $("records").value }));
   $("open-paste").addEventListener("click", () => openReplay({ text: $("paste").value, name: "pasted record" }));
   $("upload").addEventListener("change", uploadRecord);
