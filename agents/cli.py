@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time
 import warnings
@@ -32,6 +31,7 @@ from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
 
+from rummy_agents.paths import check_out_folder
 from rummy_env.games import GAMES
 
 PROG = "rummy-env"
@@ -537,23 +537,16 @@ def _arena_error(error: Exception) -> CLIError:
 
 
 def check_out_dir(path: Path, flag: str = "--out") -> Path:
-    """``path`` if the arena can write its files there: a folder, or a path whose first
-    existing parent is a writable folder (nothing is created here). ``flag`` names the option
-    in the messages.
+    """``path`` if the arena can write its files there
+    (:func:`rummy_agents.paths.check_out_folder`); ``flag`` names the option in the messages.
 
     Raises:
         CLIError: if it is a file, or under a file, or cannot be written.
     """
-    if path.exists() and not path.is_dir():
-        raise CLIError(f"{flag} {str(path)!r} is a file, not a folder")
-    parent = path
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise CLIError(f"{flag} {str(path)!r}: {str(parent)!r} is a file, not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise CLIError(f"{flag} {str(path)!r}: cannot write in {str(parent)!r}")
-    return path
+    try:
+        return check_out_folder(path, flag)
+    except ValueError as e:
+        raise CLIError(str(e)) from None
 
 
 def arena_jobs(args: argparse.Namespace) -> list[ArenaJob]:
@@ -744,6 +737,8 @@ _EXPLOIT_FLAGS = {
     "update_epochs": "--update-epochs",
     "num_minibatches": "--minibatches",
     "eval_deals": "--eval-deals",
+    "snapshots": "--snapshots",
+    "select_deals": "--select-deals",
     "workers": "--workers",
     "torch_threads": "--torch-threads",
     "out": "--out",
@@ -792,6 +787,8 @@ def cmd_exploit(args: argparse.Namespace) -> int:
         "update_epochs": args.update_epochs,
         "num_minibatches": args.minibatches,
         "eval_deals": args.eval_deals,
+        "snapshots": args.snapshots,
+        "select_deals": args.select_deals,
         "workers": args.workers,
         "torch_threads": args.torch_threads,
     }
@@ -810,6 +807,13 @@ def cmd_exploit(args: argparse.Namespace) -> int:
         f"best response to {cfg.agent} at {cfg.game} ({s['trained_steps']:,} steps, init "
         f"{s['init']}, {s['train_steps_per_s']:,.0f} steps/s)"
     )
+    sel = s["selection"]
+    if sel is not None:
+        ranks = ", ".join(f"{c['step']:,}: {100 * c['score_rate']:.1f}%" for c in sel["candidates"])
+        print(
+            f"validation, {sel['deals']} duplicate deals (seed {sel['seed']}), score % by step: "
+            f"{ranks}; best response: the network of step {sel['chosen_step']:,}"
+        )
     print(
         f"held-out evaluation, {ev['deals']} duplicate deals ({ev['games']} games, seed "
         f"{ev['seed']}): {ev['wins']} wins, {ev['losses']} losses, {ev['draws']} draws; win rate "
@@ -849,7 +853,8 @@ def add_exploit_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--steps", type=int, default=200_000,
                    help="learner decisions to train on (default 200000)")  # fmt: skip
     p.add_argument("--seed", type=int, default=0,
-                   help="training seed; the evaluation uses seed + 1 (default 0)")  # fmt: skip
+                   help="training seed; the evaluation uses seed + 1, the validation "
+                   "seed + 2 (default 0)")  # fmt: skip
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="rule option, repeatable (as in arena)")  # fmt: skip
     p.add_argument("--episode", choices=("hand", "match", "game"), default=None,
@@ -872,6 +877,12 @@ def add_exploit_parser(sub: argparse._SubParsersAction) -> None:
                    help="minibatches per pass (default 4)")  # fmt: skip
     p.add_argument("--eval-deals", type=int, default=500,
                    help="duplicate deals of the held-out evaluation (default 500)")  # fmt: skip
+    p.add_argument("--snapshots", type=int, default=4,
+                   help="networks kept along the training besides the start, the last the "
+                   "final one (default 4)")  # fmt: skip
+    p.add_argument("--select-deals", type=int, default=200,
+                   help="duplicate deals of the validation that picks the best of the start and "
+                   "the snapshots; 0: the final network (default 200)")  # fmt: skip
     p.add_argument("--workers", type=int, default=1,
                    help="processes of the evaluation (default 1)")  # fmt: skip
     p.add_argument("--torch-threads", type=int, default=1,
