@@ -10,6 +10,7 @@ Each test needing a framework is skipped, with the extra to install, when it is 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,9 +42,34 @@ def _run(args: list[str], timeout: float = SMOKE_TIMEOUT) -> subprocess.Complete
     )
 
 
-def _check_smoke(proc: subprocess.CompletedProcess) -> None:
+EVAL_LINE = re.compile(
+    r"^evaluation (?P<label>.+?): (?P<episodes>\d+) episodes of (?P<setting>.+?) against "
+    r"(?P<opponent>\S+): (?P<wins>\d+) wins, (?P<losses>\d+) losses, (?P<draws>\d+) draws"
+    r"(?:, (?P<truncated>\d+) truncated)? \(win rate (?P<rate>\d+\.\d)%, "
+    r"mean return (?P<mean>-?\d+\.\d+)\)$",
+    re.M,
+)
+"""An example's evaluation line (the same as tests/test_examples_cli.py's)."""
+
+SMOKE_EPISODES = 20  # the evaluation episodes of --smoke
+SMOKE_SETTING = "gin_rummy knock_limit=30 reward=normalized"  # the examples' default game
+
+
+def _check_smoke(proc: subprocess.CompletedProcess, labels: list[str]) -> None:
+    """The example ran, and printed one evaluation line per label (in order) whose counts add
+    up to the episodes played, against uniformly random play in the default setting.
+    """
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
-    assert "evaluation (" in proc.stdout and "win rate" in proc.stdout, proc.stdout
+    lines = list(EVAL_LINE.finditer(proc.stdout))
+    assert [m["label"] for m in lines] == labels, proc.stdout
+    for m in lines:
+        episodes = int(m["episodes"])
+        counts = [int(m[k] or 0) for k in ("wins", "losses", "draws", "truncated")]
+        assert episodes == SMOKE_EPISODES and sum(counts) == episodes, m.group(0)
+        assert m["truncated"] is None  # no max_steps: no episode is cut
+        assert float(m["rate"]) == pytest.approx(100 * counts[0] / episodes, abs=0.051)
+        assert m["opponent"] == "random" and m["setting"] == SMOKE_SETTING, m.group(0)
+        assert -1.0 <= float(m["mean"]) <= 1.0  # normalized rewards
 
 
 # -- the examples ---------------------------------------------------------------------------------
@@ -52,17 +78,26 @@ def _check_smoke(proc: subprocess.CompletedProcess) -> None:
 def test_rllib_example_smoke():
     pytest.importorskip("ray.rllib", reason=RLLIB_REASON)
     pytest.importorskip("torch", reason=RLLIB_REASON)
-    _check_smoke(_run([str(EXAMPLES / "rllib_ppo_masked.py"), "--smoke"]))
+    _check_smoke(
+        _run([str(EXAMPLES / "rllib_ppo_masked.py"), "--smoke"]),
+        ["shared before training", "shared after training"],
+    )
 
 
 def test_tianshou_example_smoke():
     pytest.importorskip("tianshou", reason=TIANSHOU_REASON)
-    _check_smoke(_run([str(EXAMPLES / "tianshou_dqn_masked.py"), "--smoke"]))
+    _check_smoke(
+        _run([str(EXAMPLES / "tianshou_dqn_masked.py"), "--smoke"]),
+        ["before training", "after training"],
+    )
 
 
 def test_sb3_example_smoke():
     pytest.importorskip("sb3_contrib", reason=SB3_REASON)
-    _check_smoke(_run([str(EXAMPLES / "sb3_maskable_ppo.py"), "--smoke"]))
+    _check_smoke(
+        _run([str(EXAMPLES / "sb3_maskable_ppo.py"), "--smoke"]),
+        ["before training", "after training"],
+    )
 
 
 def test_rllib_module_without_ray_names_the_extra():
