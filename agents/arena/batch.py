@@ -36,9 +36,8 @@ from typing import Any
 import numpy as np
 
 from rummy_agents.arena.play import (
-    OUTCOME_TRUNCATED,
-    OUTCOME_UNKNOWN,
     check_same_deal,
+    finished_game,
     leg_record,
     play_game,
     record_fingerprint,
@@ -316,18 +315,8 @@ def _ended_game(env: Any, b: _Batch, i: int, fingerprint: tuple[str, int]) -> di
     rec = b.game.states[i]
     n = b.returns.shape[1]
     infos = [env._hand_info(rec, q, True) for q in range(n)]
-    truncated = bool(rec["truncated"])
-    outcome = OUTCOME_TRUNCATED if truncated else str(infos[0].get("outcome", OUTCOME_UNKNOWN))
-    return {
-        "returns": [float(x) for x in b.returns[i]],
-        "infos": infos,
-        "outcome": outcome,
-        "hands": int(infos[0].get("hands_played", 1)),
-        "decisions": int(b.decisions[i]),
-        "truncated": truncated,
-        "deal_id": fingerprint[0],
-        "dealer": fingerprint[1],
-    }
+    returns = [float(x) for x in b.returns[i]]
+    return finished_game(returns, infos, int(b.decisions[i]), bool(rec["truncated"]), *fingerprint)
 
 
 __all__ = ["apply_rows", "batch_agent", "compile_part", "decide_rows", "play_deals", "seed_gens"]

@@ -161,11 +161,26 @@ def play_game(
     if recorder is not None and record is not None:  # a recorder only with a record file
         capped = truncated and not any(env.truncations[a] for a in names)
         recorder.finish(stopped=capped).write(record)
-    info = env.infos.get(names[0], {})
+    infos = [dict(env.infos.get(n, {})) for n in names]
+    return finished_game([returns[n] for n in names], infos, decisions, truncated, deal_id, dealer)
+
+
+def finished_game(
+    returns: list[float],
+    infos: list[dict[str, Any]],
+    decisions: int,
+    truncated: bool,
+    deal_id: str,
+    dealer: int,
+) -> dict[str, Any]:
+    """:func:`play_game`'s result dict of a finished game (the batched arena builds the same
+    from its arrays): the outcome read from seat 0's last info, or ``truncated``.
+    """
+    info = infos[0] if infos else {}
     outcome = OUTCOME_TRUNCATED if truncated else str(info.get("outcome", OUTCOME_UNKNOWN))
     return {
-        "returns": [returns[n] for n in names],
-        "infos": [dict(env.infos.get(n, {})) for n in names],
+        "returns": returns,
+        "infos": infos,
         "outcome": outcome,
         "hands": int(info.get("hands_played", 1)),
         "decisions": decisions,
@@ -302,6 +317,7 @@ def check_same_deal(recs: Sequence[dict[str, Any]], deal_seed: int) -> None:
 __all__ = [
     "check_same_deal",
     "deal_fingerprint",
+    "finished_game",
     "game_result",
     "leg_record",
     "make_env",
