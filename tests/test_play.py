@@ -27,6 +27,7 @@ pytest.importorskip("rich")
 from rich.console import Console  # noqa: E402
 
 from rummy_agents.cli import PROG, main  # noqa: E402
+from rummy_agents.move_words import describe_moves  # noqa: E402
 from rummy_agents.terminal import (  # noqa: E402
     HUMAN,
     Painter,
@@ -117,12 +118,18 @@ def hidden_cards(env, seat: int) -> set[int]:
 
 
 def card_pattern(c: int) -> re.Pattern[str]:
-    """A card as the output may write it: ``7h`` (move names) or ``7♥`` (the table)."""
-    rank, suit = re.escape(RANKS[c % 13]), SUITS[c // 13] + SUIT_SYMBOLS[c // 13]
+    """A card as the output may write it: ``7h`` (move names) or ``7♥`` (the table, the moves'
+    words); a ten as ``T`` or ``10``.
+    """
+    rank = "(?:T|10)" if c % 13 == 9 else re.escape(RANKS[c % 13])
+    suit = SUITS[c // 13] + SUIT_SYMBOLS[c // 13]
     return re.compile(rf"(?<![A-Za-z0-9]){rank}[{suit}](?![A-Za-z0-9])")
 
 
 def check_shown(text: str, hidden: set[int], where: str) -> None:
+    # a joker's stand-in (JK(7♣): in a meld on the table or one the person may lay) names the
+    # card it plays as, not where that card is
+    text = re.sub(r"JK\([^()]*\)", "JK", text)
     leaked = [c for c in sorted(hidden) if card_pattern(c).search(text)]
     assert not leaked, f"{where}: the output names hidden cards {leaked}:\n{text[-3000:]}"
 
@@ -357,6 +364,45 @@ def test_suit_colours():
     assert p.card(52).plain == "JK"
     assert p.cards([13 * 3 + 0, 13 * 2 + 9, 0], sort=True).plain == "A♠ T♥ A♣"
     assert Painter(SUITS).card(13 * 2 + 6).plain == "7h"
+
+
+def test_move_words_are_painted_as_cards():
+    p = Painter()
+    text = p.words("Lay off the 10♠ on the spade run JK(7♠) 8♠ 9♠ (meld 2); A♦, JK")
+    assert text.plain == "Lay off the T♠ on the spade run JK(7♠) 8♠ 9♠ (meld 2); A♦, JK"
+    styled = {text.plain[s.start : s.end]: str(s.style) for s in text.spans}
+    assert "red" in styled["A♦"] and "red" not in styled["T♠"]
+    assert "magenta" in styled["JK"]
+    assert "10" not in text.plain and "meld 2" in text.plain  # numbers that are not cards stay
+    assert Painter(SUITS).words("Discard the 10♥").plain == "Discard the Th"
+
+
+@pytest.mark.parametrize("game, options, opponent", GAMES)
+def test_the_moves_shown_are_the_move_words(game, options, opponent, tmp_path):
+    """At every turn of the person, each listed move carries the words of
+    :func:`rummy_agents.move_words.describe_moves` (its cards painted as the table's)."""
+    seat = 2 if options.get("num_players") == 3 else 0
+    tg, console = new_game(game, options, tmp_path, opponent, seat=seat)
+    turns = itertools.count()
+    kinds: set[str] = set()
+
+    def input_fn(prompt: str) -> str:
+        legal = tg.legal_moves()
+        words = describe_moves(tg.env, tg.me, legal)
+        shown = console.export_text(clear=True)
+        for a, w in zip(legal, words, strict=True):
+            painted = tg._hint(a).plain
+            assert painted == tg.paint.words(w.text).plain
+            assert painted == re.sub(r"(?<![0-9])10(?=[♣♦♥♠])", "T", w.text)
+            line = " ".join(f"{tg.env.action_name(a)}  · {painted}".split())
+            # a long line wraps (in columns too): compare the words, whatever the spaces
+            assert line in " ".join(shown.split()) or len(legal) > 12, line
+            kinds.add(w.kind)
+        return "q" if next(turns) >= 40 else "1"
+
+    tg.input_fn = input_fn
+    tg.run()
+    assert {"draw", "discard"} <= kinds
 
 
 # ---------------------------------------------------------------------------------------------

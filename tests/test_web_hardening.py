@@ -40,6 +40,7 @@ from rummy_agents.arena import registry  # noqa: E402
 from rummy_agents.arena.play import make_env, play_game  # noqa: E402
 from rummy_agents.arena.registry import AgentEntry, make_agent  # noqa: E402
 from rummy_agents.web import app as web  # noqa: E402
+from rummy_agents.web import games, guard  # noqa: E402
 
 HERE = "http://testserver"  # the TestClient's own origin
 
@@ -77,7 +78,8 @@ def slow(monkeypatch):
     """``slow``, an agent of Gin that never ends a move; the probe before a game skipped."""
     entry = AgentEntry(f"{__name__}:SlowAgent", doc="never ends a move")
     monkeypatch.setitem(registry.GAME_AGENTS["gin_rummy"], "slow", entry)
-    monkeypatch.setattr(web, "probe_agent", lambda *a: None)
+    # new_game (rummy_agents.web.games) probes the agent: patched where it is looked up
+    monkeypatch.setattr(games, "probe_agent", lambda *a: None)
     return "slow"
 
 
@@ -247,7 +249,7 @@ def test_nesting_depth_is_a_400(depth, kinds, closed):
         assert e.value.status == 400
         assert "nested too deeply" in e.value.message or not closed
     elif closed:
-        assert web._depth(web.parse_body(raw), 100) == depth
+        assert guard._depth(web.parse_body(raw), 100) == depth
 
 
 @pytest.fixture(scope="module")
