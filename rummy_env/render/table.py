@@ -80,6 +80,7 @@ class TableView:
     last_action: str = ""
     result: str = ""
     viewer: str = ""  # the seat whose view this is, "" for the referee's
+    table_melds: bool = False  # melds go on the table (500 Rum, Rummy 51): the picture keeps room
 
 
 def card_text(card: int) -> str:
@@ -327,7 +328,9 @@ def joker_view(
                  meld_cards(rec, m))
         for m in range(int(rec["n_melds"]))
     ]  # fmt: skip
-    return TableView(title, info, seats, [BoardView("", stock, pile)], melds, result=result)
+    return TableView(
+        title, info, seats, [BoardView("", stock, pile)], melds, result=result, table_melds=True
+    )
 
 
 def describe(view: TableView) -> str:
