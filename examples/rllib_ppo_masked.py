@@ -10,7 +10,8 @@ Before and after training each policy (greedy) plays ``--eval-episodes`` episode
 uniformly random legal play, and each evaluation prints one line with the counts: an episode
 is won when the policy's result is above every other seat's (Gin Rummy and 500 Rum: points;
 Rummy 51: fewer penalty points), drawn on a tie for the best (a Gin dead hand), lost otherwise;
-an episode cut by ``max_steps`` is counted as truncated.
+an episode cut by ``max_steps`` is counted as truncated (``rummy_agents.integrations.evaluate``
+counts them).
 
 The defaults are the smallest setting that shows learning on a 2-core machine: Gin Rummy with
 ``knock_limit=30`` (knocks are legal with up to 30 deadwood points, so hands end in a knock and
@@ -44,45 +45,16 @@ releases turn on token authentication: share the cluster's token with the nodes 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-# Only the standard library is imported above: ``--help`` answers at once. Ray, torch and the
-# games are imported after the arguments are parsed.
+from _common import add_game_arguments, at_least, describe_setting, game_options
 
-DEFAULT_OPTIONS = {"gin_rummy": {"knock_limit": 30, "reward": "normalized"}}
-"""Rule options of a game unless ``--option`` says otherwise (see the module docstring)."""
-
-
-def _at_least(low: int) -> Callable[[str], int]:
-    """An argparse type: an integer >= ``low``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected an integer >= {low}, got {text!r}"
-            ) from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {value}")
-        return value
-
-    return parse
-
-
-def parse_option(text: str) -> tuple[str, Any]:
-    """``KEY=VALUE`` with a JSON value (``true``, ``3``, ``"match"``) or a plain string."""
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"--option needs KEY=VALUE, got {text!r}")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
+# Only the standard library (and _common, which uses nothing else) is imported above:
+# ``--help`` answers at once. Ray, torch and the games are imported after the arguments are
+# parsed.
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -91,24 +63,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         description=__doc__.split("\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument(
-        "--game", default="gin_rummy", choices=["gin_rummy", "five_hundred_rum", "rummy51"]
-    )
-    p.add_argument(
-        "--option",
-        type=parse_option,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a rule option (repeatable); Gin Rummy defaults to knock_limit=30 reward=normalized",
-    )
+    add_game_arguments(p)
     p.add_argument("--policies", choices=["shared", "per-seat"], default="shared")
-    p.add_argument("--iterations", type=_at_least(1), default=10, help="PPO training iterations")
-    p.add_argument("--batch-size", type=_at_least(1), default=4000, help="env steps per iteration")
-    p.add_argument("--minibatch-size", type=_at_least(1), default=256)
-    p.add_argument("--epochs", type=_at_least(1), default=5)
+    p.add_argument("--iterations", type=at_least(1), default=10, help="PPO training iterations")
+    p.add_argument("--batch-size", type=at_least(1), default=4000, help="env steps per iteration")
+    p.add_argument("--minibatch-size", type=at_least(1), default=256)
+    p.add_argument("--epochs", type=at_least(1), default=5)
     p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--hidden", type=_at_least(1), nargs="+", default=[64, 64])
+    p.add_argument("--hidden", type=at_least(1), nargs="+", default=[64, 64])
     p.add_argument(
         "--address",
         default=None,
@@ -117,14 +79,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument(
         "--num-env-runners",
-        type=_at_least(0),
+        type=at_least(0),
         default=0,
         help="remote env runners (0: sample in the driver)",
     )
-    p.add_argument("--envs-per-runner", type=_at_least(1), default=1)
-    p.add_argument("--num-learners", type=_at_least(0), default=0)
+    p.add_argument("--envs-per-runner", type=at_least(1), default=1)
+    p.add_argument("--num-learners", type=at_least(0), default=0)
     p.add_argument("--num-gpus-per-learner", type=float, default=0)
-    p.add_argument("--eval-episodes", type=_at_least(1), default=200)
+    p.add_argument("--eval-episodes", type=at_least(1), default=200)
     p.add_argument("--checkpoint", default=None, help="save the trained algorithm here")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
@@ -136,7 +98,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.smoke:
         args.iterations, args.batch_size, args.minibatch_size, args.epochs = 1, 256, 64, 1
         args.hidden, args.eval_episodes = [32, 32], 20
-    args.options = {**DEFAULT_OPTIONS.get(args.game, {}), **dict(args.option)}
+    args.options = game_options(args)
     return args
 
 
@@ -189,70 +151,13 @@ def build_config(args: argparse.Namespace, env_config: dict[str, Any]) -> Any:
     )
 
 
-PLURAL = {"win": "wins", "loss": "losses", "draw": "draws"}
-
-
-def episode_outcome(env: Any) -> str:
-    """``"win"``, ``"loss"`` or ``"draw"`` for the learner of ``env``'s finished episode.
-
-    Compares the learner's total with the best of the other seats' in the game's final infos:
-    points (``score``) in Gin Rummy and 500 Rum, penalty points (``penalty_total``, fewer is
-    better) in Rummy 51. A tie for the best (a Gin dead hand: nobody scored) is a draw.
-    """
-    infos = env.aec.infos
-    key, sign = ("penalty_total", -1) if "penalty_total" in infos[env.learner] else ("score", 1)
-    mine = sign * infos[env.learner][key]
-    best_other = max(sign * info[key] for seat, info in infos.items() if seat != env.learner)
-    return "win" if mine > best_other else "loss" if mine < best_other else "draw"
-
-
-def evaluate_counts(
-    policy: Callable[[Any, Any], int],
-    game: str,
-    opponent: Any,
-    episodes: int,
-    seed: int,
-    **options: Any,
-) -> dict[str, Any]:
-    """Play ``policy(observation, mask) -> action`` for ``episodes`` seeded episodes.
-
-    Returns:
-        ``{"episodes", "wins", "losses", "draws", "truncated", "mean_return"}``; the four counts
-        add up to ``episodes``.
-    """
-    from rummy_env.wrappers import RummySingleAgentEnv
-
-    env = RummySingleAgentEnv(game, opponents=opponent, illegal_action="raise", **options)
-    counts = {"wins": 0, "losses": 0, "draws": 0, "truncated": 0}
-    total = 0.0
-    for k in range(episodes):
-        obs, _ = env.reset(seed=seed + k)
-        terminated = truncated = False
-        while not (terminated or truncated):
-            action = int(policy(obs, env.action_masks()))
-            obs, reward, terminated, truncated, _ = env.step(action)
-            total += float(reward)
-        counts["truncated" if truncated else PLURAL[episode_outcome(env)]] += 1
-    return {"episodes": episodes, **counts, "mean_return": total / max(episodes, 1)}
-
-
-def describe(label: str, r: dict[str, Any], setting: str, opponent: str) -> str:
-    """One evaluation line: the setting, the opponent and every count."""
-    truncated = f", {r['truncated']} truncated" if r["truncated"] else ""
-    return (
-        f"evaluation {label}: {r['episodes']} episodes of {setting} against {opponent}: "
-        f"{r['wins']} wins, {r['losses']} losses, {r['draws']} draws{truncated} "
-        f"(win rate {100 * r['wins'] / max(r['episodes'], 1):.1f}%, "
-        f"mean return {r['mean_return']:.3f})"
-    )
-
-
 def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
     """Evaluate the untrained policies, train, evaluate again; print and return the counts
     (keyed ``"<module> before training"`` and ``"<module> after training"``).
     """
     args = parse_args(argv)
     import rummy_agents.integrations.rllib as rl
+    from rummy_agents.integrations import evaluate, evaluation_line
 
     env_config = {"game": args.game, **args.options}
     rl.RummyMultiAgentEnv(env_config)  # a bad game or option fails here, before Ray starts
@@ -264,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
         ray.init(address=address)
     else:  # one machine: only the CPUs this run uses
         ray.init(num_cpus=args.num_env_runners + 1, include_dashboard=False)
-    setting = args.game + "".join(f" {k}={v}" for k, v in args.options.items())
+    setting = describe_setting(args.game, args.options)
     results: dict[str, dict[str, Any]] = {}
     try:
         algo = build_config(args, env_config).build_algo()
@@ -274,16 +179,16 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
             for seat, module_id in enumerate(modules):
                 policy = rl.RLModulePolicy(algo.get_module(module_id))
                 seat_arg = {} if module_id == "shared" else {"learner_seat": seat}
-                r = evaluate_counts(
+                r = evaluate(
                     policy,
                     args.game,
-                    None,
-                    args.eval_episodes,
-                    args.seed + 10_000,
+                    opponents=None,
+                    episodes=args.eval_episodes,
+                    seed=args.seed + 10_000,
                     **seat_arg,
                     **args.options,
                 )
-                print(describe(f"{module_id} {label}", r, setting, "random"), flush=True)
+                print(evaluation_line(f"{module_id} {label}", r, setting, "random"), flush=True)
                 results[f"{module_id} {label}"] = r
 
         evaluation("before training")

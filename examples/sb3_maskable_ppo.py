@@ -10,7 +10,7 @@ The untrained policy and then the trained one play ``--eval-episodes`` episodes 
 same opponent, and each prints one line with the counts: an episode is won when the learner's
 result is above every other seat's (Gin Rummy and 500 Rum: points; Rummy 51: fewer penalty
 points), drawn on a tie for the best (a Gin dead hand), lost otherwise; an episode cut by
-``max_steps`` is counted as truncated.
+``max_steps`` is counted as truncated (``rummy_agents.integrations.evaluate`` counts them).
 
 The defaults are the smallest setting that shows learning on a 2-core machine: Gin Rummy with
 ``knock_limit=30`` (knocks are legal with up to 30 deadwood points, so hands end in a knock and
@@ -30,44 +30,15 @@ knock and nearly every hand is a dead hand, a draw) against uniformly random leg
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-# Only the standard library is imported above: ``--help`` answers at once. numpy, torch,
-# sb3-contrib and the games are imported in ``main`` after the arguments are parsed.
+from _common import add_game_arguments, at_least, describe_setting, game_options
 
-DEFAULT_OPTIONS = {"gin_rummy": {"knock_limit": 30, "reward": "normalized"}}
-"""Rule options of a game unless ``--option`` says otherwise (see the module docstring)."""
-
-
-def _at_least(low: int) -> Callable[[str], int]:
-    """An argparse type: an integer >= ``low``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected an integer >= {low}, got {text!r}"
-            ) from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {value}")
-        return value
-
-    return parse
-
-
-def parse_option(text: str) -> tuple[str, Any]:
-    """``KEY=VALUE`` with a JSON value (``true``, ``3``, ``"match"``) or a plain string."""
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"--option needs KEY=VALUE, got {text!r}")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
+# Only the standard library (and _common, which uses nothing else) is imported above:
+# ``--help`` answers at once. numpy, torch, sb3-contrib and the games are imported in ``main``
+# after the arguments are parsed.
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -76,32 +47,22 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         description=__doc__.split("\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument(
-        "--game", default="gin_rummy", choices=["gin_rummy", "five_hundred_rum", "rummy51"]
-    )
-    p.add_argument(
-        "--option",
-        type=parse_option,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a rule option (repeatable); Gin Rummy defaults to knock_limit=30 reward=normalized",
-    )
+    add_game_arguments(p)
     p.add_argument(
         "--opponent",
         default="random",
         help="'random' (uniform legal play) or an agent name of the game (rummy_agents.agent_spec)",
     )
-    p.add_argument("--timesteps", type=_at_least(1), default=40_000, help="learner decisions")
-    p.add_argument("--envs", type=_at_least(1), default=8, help="games played side by side")
-    p.add_argument("--n-steps", type=_at_least(1), default=256, help="decisions per env per update")
-    p.add_argument("--hidden", type=_at_least(1), nargs="+", default=[64, 64])
+    p.add_argument("--timesteps", type=at_least(1), default=40_000, help="learner decisions")
+    p.add_argument("--envs", type=at_least(1), default=8, help="games played side by side")
+    p.add_argument("--n-steps", type=at_least(1), default=256, help="decisions per env per update")
+    p.add_argument("--hidden", type=at_least(1), nargs="+", default=[64, 64])
     p.add_argument("--lr", type=float, default=1e-3, help="learning rate")
-    p.add_argument("--eval-episodes", type=_at_least(1), default=200)
+    p.add_argument("--eval-episodes", type=at_least(1), default=200)
     p.add_argument("--save", default=None, help="save the model here (.zip)")
     p.add_argument(
         "--threads",
-        type=_at_least(1),
+        type=at_least(1),
         default=None,
         help="torch threads (default: torch's own; 1 is often faster on a busy machine)",
     )
@@ -115,66 +76,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.smoke:
         args.timesteps, args.envs, args.n_steps = 512, 2, 128
         args.hidden, args.eval_episodes = [32, 32], 20
-    args.options = {**DEFAULT_OPTIONS.get(args.game, {}), **dict(args.option)}
+    args.options = game_options(args)
     return args
-
-
-PLURAL = {"win": "wins", "loss": "losses", "draw": "draws"}
-
-
-def episode_outcome(env: Any) -> str:
-    """``"win"``, ``"loss"`` or ``"draw"`` for the learner of ``env``'s finished episode.
-
-    Compares the learner's total with the best of the other seats' in the game's final infos:
-    points (``score``) in Gin Rummy and 500 Rum, penalty points (``penalty_total``, fewer is
-    better) in Rummy 51. A tie for the best (a Gin dead hand: nobody scored) is a draw.
-    """
-    infos = env.aec.infos
-    key, sign = ("penalty_total", -1) if "penalty_total" in infos[env.learner] else ("score", 1)
-    mine = sign * infos[env.learner][key]
-    best_other = max(sign * info[key] for seat, info in infos.items() if seat != env.learner)
-    return "win" if mine > best_other else "loss" if mine < best_other else "draw"
-
-
-def evaluate_counts(
-    policy: Callable[[Any, Any], int],
-    game: str,
-    opponent: Any,
-    episodes: int,
-    seed: int,
-    **options: Any,
-) -> dict[str, Any]:
-    """Play ``policy(observation, mask) -> action`` for ``episodes`` seeded episodes.
-
-    Returns:
-        ``{"episodes", "wins", "losses", "draws", "truncated", "mean_return"}``; the four counts
-        add up to ``episodes``.
-    """
-    from rummy_env.wrappers import RummySingleAgentEnv
-
-    env = RummySingleAgentEnv(game, opponents=opponent, illegal_action="raise", **options)
-    counts = {"wins": 0, "losses": 0, "draws": 0, "truncated": 0}
-    total = 0.0
-    for k in range(episodes):
-        obs, _ = env.reset(seed=seed + k)
-        terminated = truncated = False
-        while not (terminated or truncated):
-            action = int(policy(obs, env.action_masks()))
-            obs, reward, terminated, truncated, _ = env.step(action)
-            total += float(reward)
-        counts["truncated" if truncated else PLURAL[episode_outcome(env)]] += 1
-    return {"episodes": episodes, **counts, "mean_return": total / max(episodes, 1)}
-
-
-def describe(label: str, r: dict[str, Any], setting: str, opponent: str) -> str:
-    """One evaluation line: the setting, the opponent and every count."""
-    truncated = f", {r['truncated']} truncated" if r["truncated"] else ""
-    return (
-        f"evaluation {label}: {r['episodes']} episodes of {setting} against {opponent}: "
-        f"{r['wins']} wins, {r['losses']} losses, {r['draws']} draws{truncated} "
-        f"(win rate {100 * r['wins'] / max(r['episodes'], 1):.1f}%, "
-        f"mean return {r['mean_return']:.3f})"
-    )
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
@@ -185,6 +88,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
     from sb3_contrib import MaskablePPO
 
     import rummy_agents
+    from rummy_agents.integrations import evaluate, evaluation_line
     from rummy_env.wrappers import make_sb3_vec_env
 
     if args.threads:
@@ -214,14 +118,19 @@ def main(argv: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
         action, _ = model.predict(observation, action_masks=mask, deterministic=True)
         return int(action)
 
-    setting = args.game + "".join(f" {k}={v}" for k, v in args.options.items())
+    setting = describe_setting(args.game, args.options)
     results = {}
 
     def evaluation(label: str) -> None:
-        r = evaluate_counts(
-            policy, args.game, opponent, args.eval_episodes, args.seed + 10_000, **args.options
+        r = evaluate(
+            policy,
+            args.game,
+            opponents=opponent,
+            episodes=args.eval_episodes,
+            seed=args.seed + 10_000,
+            **args.options,
         )
-        print(describe(label, r, setting, args.opponent), flush=True)
+        print(evaluation_line(label, r, setting, args.opponent), flush=True)
         results[label] = r
 
     evaluation("before training")

@@ -360,5 +360,8 @@ def test_evaluate_a_masked_policy():
     result = evaluate(first_legal, "rummy51", None, episodes=3, seed=0, num_players=3)
     assert result["episodes"] == 3 and calls
     assert 0 <= result["win_rate"] <= 1 and 0 <= result["loss_rate"] <= 1
+    counts = [result[k] for k in ("wins", "losses", "draws", "truncated")]
+    assert sum(counts) == 3 and min(counts) >= 0  # each episode once
+    assert result["win_rate"] == result["wins"] / 3 and result["loss_rate"] == result["losses"] / 3
     again = evaluate(first_legal, "rummy51", None, episodes=3, seed=0, num_players=3)
     assert again == result  # seeded
