@@ -171,7 +171,7 @@ def _seat(env: Any, agent: str) -> int:
 def _gin_board(env: Any, seat: int) -> tuple[np.void, int]:
     """(the 2-player hand record the seat plays or watches, its index there, -1 sitting out)."""
     rec = _rec(env)
-    if "boards" not in rec.dtype.names:
+    if "boards" not in (rec.dtype.names or ()):
         return rec, seat
     t = max(int(rec["board_of"][seat]), 0)  # 3 players: the one table, watched while out
     local = int(rec["local"][seat]) if int(rec["board_of"][seat]) >= 0 else -1
@@ -241,7 +241,7 @@ def table_melds(env: Any, agent: str) -> list[MeldSeen]:
         rec = _rec(env)
         owner = (
             names[int(rec["seat"][max(int(rec["board_of"][seat]), 0)][knocker])]
-            if ("boards" in rec.dtype.names)
+            if "boards" in (rec.dtype.names or ())
             else names[knocker]
         )
         out = []
@@ -404,7 +404,9 @@ def _describe(
             else:
                 text = f"Take the {card} from the pile"
             return MoveWords(a, name, "take", call + text, depth=0)
-        deepest = taken[0] if taken else None
+        if not taken:  # not in play: a deep take has the pile's cards shown
+            return MoveWords(a, name, "take", f"{call}Take {d + 1} cards from the pile", depth=d)
+        deepest = taken[0]
         text = (
             f"{call}Take {len(taken)} cards from the pile, down to the {card_words(deepest)} "
             f"({cards_words(taken[::-1])}; the {card_words(deepest)} must be melded this turn)"

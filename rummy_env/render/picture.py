@@ -629,7 +629,7 @@ def _joker_table(p: Plan, view: TableView) -> None:
         hw = max(fair, key=lambda w: (best[w], w))
     else:  # crowded: the melds first
         hw = max(fits, key=lambda w: (best[w], w))
-    y = TOP
+    y: float = TOP
     for r, (pw, ph, two, _) in zip(rows, seat_rows(hw), strict=True):
         for k, q in enumerate(r):
             seat = view.seats[q]
