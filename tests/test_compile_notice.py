@@ -37,6 +37,7 @@ def test_the_game_is_named_from_the_module_or_the_records():
         f"about {cn.GAME_SECONDS['rummy51']} s"
     )
     assert "agents'" in cn.notice_text(None, "rummy_agents.heuristic")
+    assert f"about {cn.AGENT_SECONDS} s" in cn.notice_text(None, "rummy_agents.arena.batch")
 
 
 def test_a_long_compile_prints_one_line_once_and_a_short_one_nothing():

@@ -33,6 +33,10 @@ ENV_VAR = "RUMMY_ENV_COMPILE_NOTICE"
 GAME_NAMES = {"gin_rummy": "Gin Rummy", "five_hundred_rum": "500 Rum", "rummy51": "Rummy 51"}
 
 GAME_SECONDS = {"gin_rummy": 40, "five_hundred_rum": 50, "rummy51": 55}
+AGENT_SECONDS = "5-50"
+"""Seconds a rule agent's compiled decisions take to compile, for a compile not tied to one
+game (the arena's batched decisions: ``random`` about 3 s, Gin's ``simple`` about 7, the joker
+games' ``greedy`` up to 48 on the 2-core development machine, 2026-11-29)."""
 """Seconds an empty cache takes to compile what a game's Gymnasium env needs before its first
 step (its kernels and its rule opponent's, played compiled inside the env's loop) on the
 2-core development machine (``experiments/benchmark.py``'s cold start rows, 2026-11-28: 40,
@@ -84,8 +88,12 @@ def game_of(module: str, args: Any) -> str | None:
 def notice_text(game: str | None, module: str) -> str:
     """The line printed for a long compile of ``game`` (None: not one game's)."""
     if game is None:
-        what = "the agents'" if module.startswith("rummy_agents") else "rummy_env's"
-        return f"rummy_env: compiling {what} kernels, first run only (cached on disk after)"
+        if module.startswith("rummy_agents"):
+            return (
+                "rummy_env: compiling the agents' kernels, first run only (cached on disk "
+                f"after), about {AGENT_SECONDS} s"
+            )
+        return "rummy_env: compiling rummy_env's kernels, first run only (cached on disk after)"
     return (
         f"rummy_env: compiling the {GAME_NAMES[game]} kernels, first run only (cached on disk "
         f"after), about {GAME_SECONDS[game]} s"
