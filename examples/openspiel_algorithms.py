@@ -31,26 +31,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from _common import at_least  # examples/_common.py: the standard library only
+
 GAMES = ("five_hundred_rum", "rummy51", "gin_rummy")
 RULE_AGENT = {"gin_rummy": "simple", "five_hundred_rum": "greedy", "rummy51": "greedy"}
 """The suite's rule agent each game's ISMCTS plays against (``as_bot``)."""
-
-
-def _at_least(low: int) -> Callable[[str], int]:
-    """An argparse type: an integer >= ``low``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected an integer >= {low}, got {text!r}"
-            ) from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {value}")
-        return value
-
-    return parse
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -58,18 +43,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES), metavar="GAME",
                    help=f"games to play, of {', '.join(GAMES)} (default: all)")  # fmt: skip
-    p.add_argument("--num-players", type=_at_least(2), default=2, help="seats per game (default 2)")
-    p.add_argument("--matches", type=_at_least(0), default=2,
+    p.add_argument("--num-players", type=at_least(2), default=2, help="seats per game (default 2)")
+    p.add_argument("--matches", type=at_least(0), default=2,
                    help="games per ISMCTS pairing; 0 skips ISMCTS (default 2)")  # fmt: skip
-    p.add_argument("--sims", type=_at_least(1), default=8,
+    p.add_argument("--sims", type=at_least(1), default=8,
                    help="ISMCTS simulations per decision (default 8)")  # fmt: skip
-    p.add_argument("--rollouts", type=_at_least(0), default=1,
+    p.add_argument("--rollouts", type=at_least(0), default=1,
                    help="random rollouts per ISMCTS leaf; 0: leaves are 0 (default 1)")  # fmt: skip
-    p.add_argument("--dqn-steps", type=_at_least(0), default=2000,
+    p.add_argument("--dqn-steps", type=at_least(0), default=2000,
                    help="DQN self-play decisions per game; 0 skips DQN (default 2000)")  # fmt: skip
-    p.add_argument("--eval-episodes", type=_at_least(1), default=10,
+    p.add_argument("--eval-episodes", type=at_least(1), default=10,
                    help="DQN-against-random evaluation games (default 10)")  # fmt: skip
-    p.add_argument("--hidden", type=_at_least(1), nargs="+", default=[64],
+    p.add_argument("--hidden", type=at_least(1), nargs="+", default=[64],
                    help="DQN hidden layer sizes (default 64)")  # fmt: skip
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--smoke", action="store_true",

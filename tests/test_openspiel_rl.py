@@ -271,6 +271,7 @@ def test_example_smoke_prints_the_counts():
 def test_example_help_is_fast_and_imports_nothing_heavy():
     code = (
         "import sys, runpy\n"
+        f"sys.path.insert(0, {str(EXAMPLE.parent)!r})\n"  # the examples import _common
         f"mod = runpy.run_path({str(EXAMPLE)!r}, run_name='example')\n"
         "try:\n"
         "    mod['main'](['--help'])\n"
@@ -287,6 +288,8 @@ def test_example_help_is_fast_and_imports_nothing_heavy():
 
 @pytest.fixture(scope="module")
 def example():
+    if str(EXAMPLE.parent) not in sys.path:  # the examples import _common (examples/_common.py)
+        sys.path.insert(0, str(EXAMPLE.parent))
     return runpy.run_path(str(EXAMPLE), run_name="example")
 
 
