@@ -10,13 +10,13 @@ Each test needing a framework is skipped, with the extra to install, when it is 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from eval_line import EVAL_LINE
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -41,15 +41,6 @@ def _run(args: list[str], timeout: float = SMOKE_TIMEOUT) -> subprocess.Complete
         env=env,
     )
 
-
-EVAL_LINE = re.compile(
-    r"^evaluation (?P<label>.+?): (?P<episodes>\d+) episodes of (?P<setting>.+?) against "
-    r"(?P<opponent>\S+): (?P<wins>\d+) wins, (?P<losses>\d+) losses, (?P<draws>\d+) draws"
-    r"(?:, (?P<truncated>\d+) truncated)? \(win rate (?P<rate>\d+\.\d)%, "
-    r"mean return (?P<mean>-?\d+\.\d+)\)$",
-    re.M,
-)
-"""An example's evaluation line (the same as tests/test_examples_cli.py's)."""
 
 SMOKE_EPISODES = 20  # the evaluation episodes of --smoke
 SMOKE_SETTING = "gin_rummy knock_limit=30 reward=normalized"  # the examples' default game

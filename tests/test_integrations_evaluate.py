@@ -16,11 +16,11 @@ the training examples in examples/ print.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
 import pytest
+from eval_line import EVAL_LINE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,15 +33,6 @@ from rummy_agents.integrations import (
     seat_results,
 )
 from rummy_env.wrappers import RummySingleAgentEnv
-
-EVAL_LINE = re.compile(
-    r"^evaluation (?P<label>.+?): (?P<episodes>\d+) episodes of (?P<setting>.+?) against "
-    r"(?P<opponent>\S+): (?P<wins>\d+) wins, (?P<losses>\d+) losses, (?P<draws>\d+) draws"
-    r"(?:, (?P<truncated>\d+) truncated)? \(win rate (?P<rate>\d+\.\d)%, "
-    r"mean return (?P<mean>-?\d+\.\d+)\)$",
-    re.M,
-)
-"""An example's evaluation line, as tests/test_frameworks.py parses it."""
 
 CASES = [
     ("gin_rummy", {"knock_limit": 30}),
