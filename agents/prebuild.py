@@ -31,13 +31,25 @@ from rummy_env.core.prebuilt import (
     host_supported,
 )
 
+GAMES = ("rummy51", "five_hundred_rum", "gin_rummy")
+"""The parts of ``warm_up`` the build compiles side by side, the slowest first."""
 
-def warm_up() -> None:
+GYM_IDS = {
+    "gin_rummy": "rummy/GinRummy-v0",
+    "five_hundred_rum": "rummy/FiveHundredRum-v1",
+    "rummy51": "rummy/Rummy51-v1",
+}
+
+
+def warm_up(games: tuple[str, ...] = GAMES) -> None:
     """Make the calls a new user makes first, so that every kernel they reach is compiled (and,
     in the build process, saved to the tier): each game's AEC env played for a few hands with
     its observations, its vector env stepped, its Gymnasium env (one learner against the
     game's rule-based agent) and native vector env stepped, and the arena's batches of the
     README's main job and of each game's published agent.
+
+    Args:
+        games: the games to warm up (the build runs one process per game).
     """
     import gymnasium  # noqa: PLC0415
     import numpy as np  # noqa: PLC0415
@@ -51,11 +63,15 @@ def warm_up() -> None:
         raise RuntimeError(f"the tier is built with NUMBA_CPU_NAME={PREBUILT_CPU} and no features")
 
     cases = [
-        ("gin_rummy", {}),
-        ("gin_rummy", {"num_players": 3}),
-        ("gin_rummy", {"num_players": 4}),
-        ("five_hundred_rum", {}),
-        ("rummy51", {}),
+        (game, options)
+        for game, options in [
+            ("gin_rummy", {}),
+            ("gin_rummy", {"num_players": 3}),
+            ("gin_rummy", {"num_players": 4}),
+            ("five_hundred_rum", {}),
+            ("rummy51", {}),
+        ]
+        if game in games
     ]
     rng = np.random.default_rng(0)
     for game, options in cases:
@@ -77,7 +93,7 @@ def warm_up() -> None:
             for _ in range(30):
                 mask = obs["action_mask"]
                 obs, *_ = venv.step((rng.random(mask.shape) * mask).argmax(1))
-    for gym_id in ("rummy/GinRummy-v0", "rummy/FiveHundredRum-v1", "rummy/Rummy51-v1"):
+    for gym_id in (GYM_IDS[g] for g in GAMES if g in games):
         genv = gymnasium.make(gym_id)
         _, info = genv.reset(seed=0)
         for _ in range(100):
@@ -90,31 +106,69 @@ def warm_up() -> None:
         for _ in range(50):
             masks = info["action_mask"]
             _, _, _, _, info = vec.step((rng.random(masks.shape) * masks).argmax(1))
-    # the Gin rule agents' batch kernel (the vector envs above hand them at most 4 rows at once)
-    from rummy_agents.gin_rummy_rules import GinRummySimpleAgent  # noqa: PLC0415
+    if "gin_rummy" in games:
+        # the Gin rule agents' batch kernel (the vector envs above hand them at most 4 rows)
+        from rummy_agents.gin_rummy_rules import GinRummySimpleAgent  # noqa: PLC0415
 
-    obs, _ = rummy_env.make_vec("gin_rummy", 8, seed=0).reset()
-    GinRummySimpleAgent(seed=0).act_batch(obs["observation"], obs["action_mask"])
+        obs, _ = rummy_env.make_vec("gin_rummy", 8, seed=0).reset()
+        GinRummySimpleAgent(seed=0).act_batch(obs["observation"], obs["action_mask"])
     # the arena's batches (rummy_agents.arena.batch): the README's main job, and each game's
     # published agent against its rule agent
     from rummy_agents.arena import ArenaSpec, run_arena  # noqa: PLC0415
     from rummy_agents.cli import BASELINES  # noqa: PLC0415
 
     for game, names in BASELINES.items():
+        if game not in games:
+            continue
         for pair in (tuple(names.split(",")), ("ppo", names.split(",")[-1])):
             run_arena(ArenaSpec(game, pair, deals=2, bootstrap=0), progress=False)
 
 
-def verify(out: str) -> None:
-    """Run ``warm_up`` from the tier (numba's cache empty) and write to ``out`` the entries it
-    loaded and the functions it still compiled.
+def verify(out: str, games: tuple[str, ...] = GAMES) -> None:
+    """Run ``warm_up(games)`` from the tier (numba's cache empty) and write to ``out`` the
+    entries it loaded and the functions it still compiled.
     """
     from rummy_env.core.jit import record_compiles  # noqa: PLC0415
 
     compiled: list[str] = []
     record_compiles(compiled)
-    warm_up()
+    warm_up(games)
     Path(out).write_text(json.dumps({"loaded": LOADED, "compiled": compiled}))
+
+
+def _run_parts(code: str, env: dict[str, str], jobs: int, verbose: bool) -> None:
+    """Run ``code`` (formatted with ``game``) once per game of ``GAMES`` in fresh
+    processes, at most ``jobs`` at once, each with its own empty numba cache.
+
+    Raises:
+        RuntimeError: when a process fails.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        waiting = list(GAMES)
+        running: list[tuple[str, float, subprocess.Popen[bytes]]] = []
+        failed: list[str] = []
+        while waiting or running:
+            while waiting and len(running) < jobs:
+                game = waiting.pop(0)
+                cache = Path(tmp) / game
+                cache.mkdir()
+                part_env = dict(env, NUMBA_CACHE_DIR=str(cache))
+                command = [sys.executable, "-c", code.format(game=game)]
+                proc = subprocess.Popen(command, env=part_env)
+                running.append((game, time.perf_counter(), proc))
+            time.sleep(0.2)
+            for item in list(running):
+                game, t0, proc = item
+                if proc.poll() is None:
+                    continue
+                running.remove(item)
+                if proc.returncode:
+                    failed.append(f"{game} (exit {proc.returncode})")
+                elif verbose:
+                    took = time.perf_counter() - t0
+                    print(f"prebuild: {game} done in {took:.0f} s", file=sys.stderr, flush=True)
+        if failed:
+            raise RuntimeError(f"prebuild failed: {', '.join(failed)}")
 
 
 def prune(folder: Path, keep: set[tuple[str, str]]) -> None:
@@ -123,6 +177,8 @@ def prune(folder: Path, keep: set[tuple[str, str]]) -> None:
     """
     import pickle  # noqa: PLC0415
 
+    for lock in folder.rglob(".lock"):  # PrebuiltTier.save's
+        lock.unlink()
     for index in folder.rglob("*.nbi"):
         with open(index, "rb") as f:
             version = pickle.load(f)
@@ -145,20 +201,62 @@ def _package_roots() -> list[Path]:
     return [Path(rummy_env.__file__).parent, Path(rummy_agents.__file__).parent]
 
 
-def build(verbose: bool = True) -> dict[str, Any]:
-    """Write the tier of ``rummy_env`` and ``rummy_agents`` (replacing any there): run
-    ``warm_up`` in a fresh process with an empty numba cache, compiling for ``PREBUILT_CPU``.
+def _digests() -> dict[Path, str]:
+    """The kernel-source digest of each package folder (``_package_roots``)."""
+    from rummy_env.core import jitcache  # noqa: PLC0415
 
-    Returns the manifest written beside each tier (sizes, time taken, versions).
+    roots = _package_roots()  # imports both packages: their digests are computed then
+    found = jitcache.package_digests()
+    return {root: found.get(root, "") for root in roots}
+
+
+def current() -> bool:
+    """Is the tier of both packages built from these sources, for this numba and Python, with
+    nothing left to compile (``build``'s manifests)?
+    """
+    import numba  # noqa: PLC0415
+
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    for root, digest in _digests().items():
+        try:
+            manifest = json.loads((root / FOLDER / MANIFEST).read_text())
+        except (OSError, ValueError):
+            return False
+        if (
+            not digest
+            or manifest.get("digest") != digest
+            or manifest.get("numba") != numba.__version__
+            or manifest.get("python") != version
+            or manifest.get("compiled_after")
+        ):
+            return False
+    return True
+
+
+def build(verbose: bool = True, jobs: int = 2) -> dict[str, Any]:
+    """Write the tier of ``rummy_env`` and ``rummy_agents`` (replacing any there): run
+    ``warm_up`` with an empty numba cache, compiling for ``PREBUILT_CPU``, one process per game
+    and ``jobs`` at once (entries the games share are saved once; ``PrebuiltTier.save`` locks
+    the index).
+
+    Args:
+        verbose: print each game's time and the tier's size.
+        jobs: processes at once (each compiles one game's kernels).
+
+    Returns the manifest written beside each tier (sizes, time taken, versions, digest).
 
     Raises:
-        RuntimeError: on a host that cannot run the code it would build (not ``PREBUILT_CPU``).
+        RuntimeError: on a host that cannot run the code it would build (not
+            ``PREBUILT_CPU``), or when a build process fails.
     """
     if not host_supported():
         raise RuntimeError(
             f"prebuilt kernels are built on an x86-64 host with {', '.join(REQUIRED_FEATURES)}"
         )
-    roots = _package_roots()
+    if os.name != "posix":
+        jobs = 1  # PrebuiltTier.save locks with fcntl
+    digests = _digests()
+    roots = list(digests)
     for root in roots:
         shutil.rmtree(root / FOLDER, ignore_errors=True)
     env = dict(os.environ)
@@ -166,23 +264,29 @@ def build(verbose: bool = True) -> dict[str, Any]:
         {BUILD_ENV: "1", "NUMBA_CPU_NAME": PREBUILT_CPU, "NUMBA_CPU_FEATURES": "", OFF_ENV: "1"}
     )
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory() as cache:
-        env["NUMBA_CACHE_DIR"] = cache
-        code = "from rummy_agents.prebuild import warm_up; warm_up()"
-        subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    code = "from rummy_agents.prebuild import warm_up; warm_up(({game!r},))"
+    _run_parts(code, env, jobs, verbose)
     build_s = time.perf_counter() - t0
     # again from the tier alone: what it loaded is what Python calls; the rest (the callees
     # compiled into those entries) is dropped
     env = dict(os.environ)
     env.pop(BUILD_ENV, None)
     env.pop(OFF_ENV, None)
-    with tempfile.TemporaryDirectory() as cache:
-        env["NUMBA_CACHE_DIR"] = cache
-        out = str(Path(cache) / "verify.json")
-        code = f"from rummy_agents.prebuild import verify; verify({out!r})"
-        subprocess.run([sys.executable, "-c", code], env=env, check=True)
-        report = json.loads(Path(out).read_text())
-    keep = {(i, d) for i, d in report["loaded"]}
+    loaded: list[tuple[str, str]] = []
+    compiled: list[str] = []
+    with tempfile.TemporaryDirectory() as reports:
+        env["RUMMY_ENV_PREBUILD_REPORTS"] = reports
+        code = (
+            "import os; from rummy_agents.prebuild import verify; "
+            "verify(os.path.join(os.environ['RUMMY_ENV_PREBUILD_REPORTS'], {game!r} + '.json'), "
+            "({game!r},))"
+        )
+        _run_parts(code, env, jobs, verbose=False)
+        for game in GAMES:
+            report = json.loads((Path(reports) / f"{game}.json").read_text())
+            loaded += [(i, d) for i, d in report["loaded"]]
+            compiled += report["compiled"]
+    keep = set(loaded)
     for root in roots:
         if (root / FOLDER).is_dir():
             prune(root / FOLDER, keep)
@@ -193,12 +297,17 @@ def build(verbose: bool = True) -> dict[str, Any]:
         "numba": numba.__version__,
         "python": f"{sys.version_info[0]}.{sys.version_info[1]}",
         "build_seconds": round(build_s, 1),
-        "compiled_after": sorted(set(report["compiled"])),
+        "compiled_after": sorted(set(compiled)),
     }
     for root in roots:
         folder = root / FOLDER
         files = [p for p in folder.rglob("*") if p.is_file()] if folder.is_dir() else []
-        info = dict(manifest, files=len(files), bytes=sum(p.stat().st_size for p in files))
+        info = dict(
+            manifest,
+            digest=digests[root],
+            files=len(files),
+            bytes=sum(p.stat().st_size for p in files),
+        )
         if files:
             (folder / MANIFEST).write_text(json.dumps(info, indent=1) + "\n")
         if verbose:
@@ -215,10 +324,36 @@ def main(argv: list[str] | None = None) -> int:
     import argparse  # noqa: PLC0415
 
     parser = argparse.ArgumentParser(
-        prog="python -m rummy_agents.prebuild", description=build.__doc__
+        prog="python -m rummy_agents.prebuild",
+        description="Write the prebuilt kernels (rummy_env.core.prebuilt) into the packages' "
+        "_prebuilt folders: each game's first steps then load them instead of compiling. "
+        "The install from a checkout runs it (setup.py); .ci/wheel runs it before the wheel.",
     )
-    parser.parse_args(argv)
-    build()
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=max(1, min(len(GAMES), os.cpu_count() or 1)),
+        help="processes at once, one game each (default: the cores, at most 3)",
+    )
+    parser.add_argument(
+        "--if-stale",
+        action="store_true",
+        help="do nothing when the tier is already built from these sources, numba and Python",
+    )
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
+    if args.if_stale and current():
+        print("prebuild: the prebuilt kernels are up to date", file=sys.stderr)
+        return 0
+    if not host_supported():
+        print(
+            "prebuild: skipped: prebuilt kernels run on x86-64 with "
+            f"{', '.join(REQUIRED_FEATURES)}; this host compiles at first use",
+            file=sys.stderr,
+        )
+        return 0
+    build(jobs=args.jobs)
     return 0
 
 

@@ -141,3 +141,91 @@ def test_rummy_env_kernels_have_a_tier_folder() -> None:
     assert found is not None
     stamp, folder = found
     assert folder.parts[-2:] == (prebuilt.FOLDER, "core") and len(stamp) == 64
+
+
+SIDE = """
+import sys
+import tierpkg
+from tierpkg.k import triple
+sys.exit(0 if (int(tierpkg.double(21)), int(triple(2))) == (42, 6) else 1)
+"""
+
+
+def test_build_processes_side_by_side_keep_every_entry(tmp_path: Path) -> None:
+    """The build runs one process per game at once (``rummy_agents.prebuild.build``): their
+    saves to one index are locked, so no process's entries are lost.
+    """
+    pkg = make_package(tmp_path)
+    with open(pkg / "k.py", "a") as f:
+        f.write("\n@kernel\ndef triple(x):\n    return inner(x) + x\n")
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(tmp_path),
+        **{prebuilt.BUILD_ENV: "1", "NUMBA_CPU_NAME": prebuilt.PREBUILT_CPU},
+        NUMBA_CPU_FEATURES="",
+    )
+    procs = []
+    for k in range(3):
+        part_env = dict(env, NUMBA_CACHE_DIR=str(tmp_path / f"build-{k}"))
+        procs.append(subprocess.Popen([sys.executable, "-c", SIDE], env=part_env, cwd=tmp_path))
+    assert [p.wait() for p in procs] == [0, 0, 0]
+    fresh = run(tmp_path, tmp_path / "cache-1")
+    assert fresh["value"] == 42 and fresh["compiled"] == []
+    names = sorted(p.name.split("-")[0] for p in (pkg / prebuilt.FOLDER).glob("*.nbi"))
+    assert names == ["k.double", "k.inner", "k.triple"]
+
+
+def test_the_tier_is_current_only_for_its_sources_numba_and_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``prebuild --if-stale`` (run by the install) skips a tier built from the same sources,
+    numba and Python with nothing left to compile, and rebuilds any other.
+    """
+    import numba
+
+    from rummy_agents import prebuild
+
+    roots = [tmp_path / "rummy_env", tmp_path / "agents"]
+    monkeypatch.setattr(prebuild, "_digests", lambda: {r: f"digest-{r.name}" for r in roots})
+    assert not prebuild.current()  # no manifests
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    good = {"numba": numba.__version__, "python": version, "compiled_after": []}
+
+    def write(**change: object) -> None:
+        for root in roots:
+            (root / prebuilt.FOLDER).mkdir(parents=True, exist_ok=True)
+            manifest = {**good, "digest": f"digest-{root.name}", **change}
+            (root / prebuilt.FOLDER / prebuilt.MANIFEST).write_text(json.dumps(manifest))
+
+    write()
+    assert prebuild.current()
+    for change in (
+        {"digest": "another"},
+        {"numba": "0.1"},
+        {"python": "2.7"},
+        {"compiled_after": ["rummy_env.core.melds.x"]},
+    ):
+        write(**change)
+        assert not prebuild.current(), change
+    write()
+    (roots[1] / prebuilt.FOLDER / prebuilt.MANIFEST).write_text("not json")
+    assert not prebuild.current()
+
+
+def test_the_install_can_skip_the_prebuild(tmp_path: Path) -> None:
+    """``RUMMY_ENV_PREBUILD_AT_INSTALL=0``: setup.py's ``build_py`` builds no kernels and says
+    so (they compile at first use).
+    """
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, RUMMY_ENV_PREBUILD_AT_INSTALL="0")
+    res = subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(tmp_path / "lib")],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 0, res.stderr
+    assert "RUMMY_ENV_PREBUILD_AT_INSTALL=0: no prebuilt kernels" in res.stderr
+    assert "compiling the prebuilt kernels" not in res.stderr
+    assert (tmp_path / "lib" / "rummy_env" / "__init__.py").is_file()

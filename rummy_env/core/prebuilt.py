@@ -157,6 +157,15 @@ class PrebuiltTier:
         return self.file._load_data(name)
 
     def save(self, key: Any, data: Any) -> None:
-        """Store a reduced compile result under ``key`` (the build process only)."""
+        """Store a reduced compile result under ``key`` (the build processes only: they run
+        side by side, one game each, so the read-modify-write of the index is locked).
+        """
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.file.save(key, data)
+        with open(self.folder / ".lock", "a") as lock:
+            try:
+                import fcntl  # noqa: PLC0415 - POSIX; the tier is built on x86-64 Linux/macOS
+
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            except ImportError:  # pragma: no cover - elsewhere the build runs one process
+                pass
+            self.file.save(key, data)
