@@ -3,9 +3,10 @@ tags the wheel.
 
 **Prebuilt kernels at install.** ``pip install -e .`` and ``pip wheel .`` run
 ``python -m rummy_agents.prebuild --if-stale`` from the source tree before building: the
-package's numba kernels are compiled once, for a baseline x86-64 CPU (``rummy_env.core.prebuilt``),
-into ``rummy_env/_prebuilt`` and ``agents/_prebuilt`` (git-ignored), so that each game's first
-step loads them instead of compiling for a minute. It takes 2-3 minutes on 2 cores, is skipped
+package's numba kernels are compiled once (``rummy_env.core.prebuilt``), for this machine's CPU
+in an editable install, for a baseline x86-64 CPU in a wheel, into ``rummy_env/_prebuilt`` and
+``agents/_prebuilt`` (git-ignored), so that each game's first step loads them instead of
+compiling for a minute. It takes 2-3 minutes on 2 cores, is skipped
 when the folders are already built from the same sources, numba and Python, and never fails the
 install: without numba, on another CPU, or with ``RUMMY_ENV_PREBUILD_AT_INSTALL=0``, the kernels
 compile at first use as before. It runs with the target environment's Python when that already
@@ -53,8 +54,10 @@ def _python_env(shim: str, isolated: bool) -> dict[str, str]:
     return env
 
 
-def prebuild() -> None:
-    """Build the prebuilt kernels into the source tree, once per setup run, if stale."""
+def prebuild(cpu: str) -> None:
+    """Build the prebuilt kernels into the source tree for ``cpu`` (``portable`` for a wheel,
+    ``host`` for an editable install), once per setup run, if stale.
+    """
     global _prebuild_tried
     if _prebuild_tried:
         return
@@ -75,9 +78,10 @@ def prebuild() -> None:
             probe = subprocess.run([sys.executable, "-c", NEEDS], env=env, capture_output=True)
             if probe.returncode:
                 continue
-            _say("compiling the prebuilt kernels, once (about 2-3 min on 2 cores)")
             run = subprocess.run(
-                [sys.executable, "-m", "rummy_agents.prebuild", "--if-stale"], env=env, cwd=HERE
+                [sys.executable, "-m", "rummy_agents.prebuild", "--if-stale", "--cpu", cpu],
+                env=env,
+                cwd=HERE,
             )
             if run.returncode:
                 _say("the prebuild failed; the kernels compile at first use")
@@ -86,18 +90,23 @@ def prebuild() -> None:
 
 
 class BuildPy(build_py):
-    """``build_py`` (also run by ``pip install -e .``) after the prebuild."""
+    """``build_py`` (also run by ``pip install -e .``, in editable mode) after the prebuild:
+    for this machine's CPU in an editable install, else for a wheel.
+    """
 
     def run(self) -> None:  # noqa: D102 - setuptools' hook
-        prebuild()
+        prebuild("host" if getattr(self, "editable_mode", False) else "portable")
         super().run()
 
 
 class BdistWheel(bdist_wheel):
-    """``bdist_wheel`` with the prebuild first: the wheel's tag depends on its result."""
+    """``bdist_wheel`` with the prebuild first (the wheel's tag depends on its result); not
+    when another command (``dist_info``, ``editable_wheel``) only asks it for the tag.
+    """
 
     def finalize_options(self) -> None:  # noqa: D102 - setuptools' hook
-        prebuild()
+        if "bdist_wheel" in self.distribution.commands:
+            prebuild("portable")
         super().finalize_options()
 
 

@@ -1,10 +1,14 @@
-"""Write the prebuilt kernels (``rummy_env.core.prebuilt``) into the installed packages:
-``python -m rummy_agents.prebuild`` before building a wheel (``.ci/wheel`` does).
+"""Write the prebuilt kernels (``rummy_env.core.prebuilt``) into the packages' ``_prebuilt``
+folders: ``python -m rummy_agents.prebuild``. The install runs it from a checkout (``pip install
+-e .`` and ``pip wheel .``, through setup.py, with ``--if-stale``), so a checkout's first steps
+load their kernels instead of compiling them; ``.ci/wheel`` runs it before building the wheel.
 
-It runs ``warm_up`` (the calls a new user makes first) in a fresh process with an empty numba
-cache, compiling for ``PREBUILT_CPU`` and saving every kernel to the tier; then runs it again
-from the tier alone, keeping only the entries that run loaded (the functions Python calls: the
-callees are compiled into them) and recording anything it still compiled (should be nothing).
+It runs ``warm_up`` (the calls a new user makes first) with an empty numba cache, one process
+per game side by side, compiling for ``PREBUILT_CPU`` and saving every kernel to the tier; then
+again from the tier alone, keeping only the entries those runs loaded (the functions Python
+calls: the callees are compiled into them) and recording anything they still compiled (should
+be nothing). Each package's manifest records the sources' digest, numba and Python: with
+``--if-stale`` a tier that matches is kept.
 """
 
 from __future__ import annotations
@@ -22,12 +26,14 @@ from typing import Any
 from rummy_env.core.prebuilt import (
     BUILD_ENV,
     FOLDER,
+    HOST,
     LOADED,
     MANIFEST,
     OFF_ENV,
     PREBUILT_CPU,
     REQUIRED_FEATURES,
     building,
+    building_for_host,
     host_supported,
 )
 
@@ -59,8 +65,11 @@ def warm_up(games: tuple[str, ...] = GAMES) -> None:
     from rummy_env.rules.base import PARALLEL_MIN_BATCH  # noqa: PLC0415
 
     # numba's config sets its attributes from the environment, out of its stubs' sight
-    if building() and (config.CPU_NAME, config.CPU_FEATURES) != (PREBUILT_CPU, ""):  # type: ignore[attr-defined]
+    cpu = (config.CPU_NAME, config.CPU_FEATURES)  # type: ignore[attr-defined]
+    if building() and not building_for_host() and cpu != (PREBUILT_CPU, ""):
         raise RuntimeError(f"the tier is built with NUMBA_CPU_NAME={PREBUILT_CPU} and no features")
+    if building_for_host() and cpu != (None, None):
+        raise RuntimeError("a tier for the host is built without NUMBA_CPU_NAME or _FEATURES")
 
     cases = [
         (game, options)
@@ -210,11 +219,34 @@ def _digests() -> dict[Path, str]:
     return {root: found.get(root, "") for root in roots}
 
 
-def current() -> bool:
-    """Is the tier of both packages built from these sources, for this numba and Python, with
-    nothing left to compile (``build``'s manifests)?
+CPUS = ("portable", "host")
+"""What the tier is compiled for: ``PREBUILT_CPU`` (a wheel's, for any x86-64-v3 machine) or
+this machine's CPU (a checkout's install)."""
+
+
+def cpu_label(cpu: str) -> str:
+    """The manifest's ``cpu`` of a tier built for ``cpu`` (one of ``CPUS``): ``PREBUILT_CPU``,
+    or ``host <LLVM CPU name> <digest of its features>``, as numba's own cache tells hosts apart.
+    """
+    if cpu not in CPUS:
+        raise ValueError(f"cpu must be one of {', '.join(CPUS)}, got {cpu!r}")
+    if cpu == "portable":
+        return PREBUILT_CPU
+    import hashlib  # noqa: PLC0415
+
+    import llvmlite.binding as ll  # noqa: PLC0415 - numba's
+
+    features = ll.get_host_cpu_features().flatten()
+    return f"host {ll.get_host_cpu_name()} {hashlib.sha256(features.encode()).hexdigest()[:12]}"
+
+
+def current(cpu: str = "portable") -> bool:
+    """Is the tier of both packages built from these sources, for this numba and Python and for
+    ``cpu`` (``CPUS``), with nothing left to compile (``build``'s manifests)?
     """
     import numba  # noqa: PLC0415
+
+    label = cpu_label(cpu)
 
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     for root, digest in _digests().items():
@@ -228,20 +260,23 @@ def current() -> bool:
             or manifest.get("numba") != numba.__version__
             or manifest.get("python") != version
             or manifest.get("compiled_after")
+            or manifest.get("cpu") != label
         ):
             return False
     return True
 
 
-def build(verbose: bool = True, jobs: int = 2) -> dict[str, Any]:
+def build(verbose: bool = True, jobs: int = 2, cpu: str = "portable") -> dict[str, Any]:
     """Write the tier of ``rummy_env`` and ``rummy_agents`` (replacing any there): run
-    ``warm_up`` with an empty numba cache, compiling for ``PREBUILT_CPU``, one process per game
-    and ``jobs`` at once (entries the games share are saved once; ``PrebuiltTier.save`` locks
-    the index).
+    ``warm_up`` with an empty numba cache, compiling for ``cpu``, one process per game and
+    ``jobs`` at once (entries the games share are saved once; ``PrebuiltTier.save`` locks the
+    index).
 
     Args:
         verbose: print each game's time and the tier's size.
         jobs: processes at once (each compiles one game's kernels).
+        cpu: ``"portable"`` (``PREBUILT_CPU``: a wheel's) or ``"host"`` (this machine's: a
+            checkout's install).
 
     Returns the manifest written beside each tier (sizes, time taken, versions, digest).
 
@@ -259,10 +294,14 @@ def build(verbose: bool = True, jobs: int = 2) -> dict[str, Any]:
     roots = list(digests)
     for root in roots:
         shutil.rmtree(root / FOLDER, ignore_errors=True)
-    env = dict(os.environ)
-    env.update(
-        {BUILD_ENV: "1", "NUMBA_CPU_NAME": PREBUILT_CPU, "NUMBA_CPU_FEATURES": "", OFF_ENV: "1"}
-    )
+    label = cpu_label(cpu)
+    env = dict(os.environ, **{OFF_ENV: "1"})
+    if cpu == "host":
+        env[BUILD_ENV] = HOST
+        env.pop("NUMBA_CPU_NAME", None)
+        env.pop("NUMBA_CPU_FEATURES", None)
+    else:
+        env.update({BUILD_ENV: "1", "NUMBA_CPU_NAME": PREBUILT_CPU, "NUMBA_CPU_FEATURES": ""})
     t0 = time.perf_counter()
     code = "from rummy_agents.prebuild import warm_up; warm_up(({game!r},))"
     _run_parts(code, env, jobs, verbose)
@@ -293,7 +332,7 @@ def build(verbose: bool = True, jobs: int = 2) -> dict[str, Any]:
     import numba  # noqa: PLC0415
 
     manifest: dict[str, Any] = {
-        "cpu": PREBUILT_CPU,
+        "cpu": label,
         "numba": numba.__version__,
         "python": f"{sys.version_info[0]}.{sys.version_info[1]}",
         "build_seconds": round(build_s, 1),
@@ -311,7 +350,7 @@ def build(verbose: bool = True, jobs: int = 2) -> dict[str, Any]:
         if files:
             (folder / MANIFEST).write_text(json.dumps(info, indent=1) + "\n")
         if verbose:
-            print(f"{folder}: {info['files']} files, {info['bytes'] / 1e6:.1f} MB")
+            print(f"{folder.resolve()}: {info['files']} files, {info['bytes'] / 1e6:.1f} MB")
     if verbose:
         print(
             f"built in {build_s:.0f} s; still compiled when loading: {manifest['compiled_after']}"
@@ -336,6 +375,13 @@ def main(argv: list[str] | None = None) -> int:
         help="processes at once, one game each (default: the cores, at most 3)",
     )
     parser.add_argument(
+        "--cpu",
+        choices=CPUS,
+        default="portable",
+        help=f"compile for {PREBUILT_CPU}, to ship in a wheel (portable, the default), or for "
+        "this machine's CPU (host: a checkout's install)",
+    )
+    parser.add_argument(
         "--if-stale",
         action="store_true",
         help="do nothing when the tier is already built from these sources, numba and Python",
@@ -343,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
-    if args.if_stale and current():
+    if args.if_stale and current(args.cpu):
         print("prebuild: the prebuilt kernels are up to date", file=sys.stderr)
         return 0
     if not host_supported():
@@ -353,7 +399,14 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 0
-    build(jobs=args.jobs)
+    print(
+        f"prebuild: compiling the kernels of {', '.join(GAMES)} for {cpu_label(args.cpu)}, "
+        f"{args.jobs} at once, into the packages' {FOLDER} folders (once; about 2-4 min on "
+        "2 cores)",
+        file=sys.stderr,
+        flush=True,
+    )
+    build(jobs=args.jobs, cpu=args.cpu)
     return 0
 
 

@@ -79,6 +79,8 @@ def test_benchmark_quick_writes_report(tmp_path: Path) -> None:
         "500 Rum `gymnasium.make_vec` id, 256 envs >= 200,000",
         "Rummy 51: first `gymnasium.make` step",
         "Gin Rummy first AEC step, empty cache <= 15 s",
+        "the install's prebuild (`python -m rummy_agents.prebuild`, its manifest)",
+        "empty numba cache, the install's prebuilt kernels",
         "README main job <= 60 s (warm cache)",
         "README main job, all games (10 deals, numba cache warm, whole process)",
         "Rummy 51 `ppo` vs `greedy` arena <= 60 s (warm)",

@@ -105,6 +105,18 @@ def test_a_built_kernel_loads_without_compiling(tmp_path: Path) -> None:
     assert off["loaded"] == []
 
 
+def test_a_tier_built_for_the_host_loads_without_compiling(tmp_path: Path) -> None:
+    """A checkout's install builds for its own CPU (``BUILD_ENV=host``): indexed as numba's own
+    cache is, and loaded in a fresh process with an empty cache.
+    """
+    pkg = make_package(tmp_path)
+    built = run(tmp_path, tmp_path / "build-cache", **{prebuilt.BUILD_ENV: prebuilt.HOST})
+    assert built["value"] == 42 and sorted(built["compiled"]) == ["double", "inner"]
+    assert list((pkg / prebuilt.FOLDER).glob("k.double-*.nbi"))
+    fresh = run(tmp_path, tmp_path / "cache-1")
+    assert fresh["value"] == 42 and fresh["compiled"] == [] and len(fresh["loaded"]) == 1
+
+
 def test_pruning_keeps_what_python_called(tmp_path: Path) -> None:
     pkg = make_package(tmp_path)
     build(tmp_path, tmp_path)
@@ -189,7 +201,12 @@ def test_the_tier_is_current_only_for_its_sources_numba_and_python(
     monkeypatch.setattr(prebuild, "_digests", lambda: {r: f"digest-{r.name}" for r in roots})
     assert not prebuild.current()  # no manifests
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    good = {"numba": numba.__version__, "python": version, "compiled_after": []}
+    good = {
+        "numba": numba.__version__,
+        "python": version,
+        "compiled_after": [],
+        "cpu": prebuilt.PREBUILT_CPU,
+    }
 
     def write(**change: object) -> None:
         for root in roots:
@@ -204,9 +221,15 @@ def test_the_tier_is_current_only_for_its_sources_numba_and_python(
         {"numba": "0.1"},
         {"python": "2.7"},
         {"compiled_after": ["rummy_env.core.melds.x"]},
+        {"cpu": prebuild.cpu_label("host")},
     ):
         write(**change)
         assert not prebuild.current(), change
+    # a checkout's install builds for its host: current for that, not for a wheel
+    write(cpu=prebuild.cpu_label("host"))
+    assert prebuild.current("host") and not prebuild.current("portable")
+    with pytest.raises(ValueError, match="cpu must be one of portable, host, got 'arm'"):
+        prebuild.current("arm")
     write()
     (roots[1] / prebuilt.FOLDER / prebuilt.MANIFEST).write_text("not json")
     assert not prebuild.current()

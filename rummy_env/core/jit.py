@@ -65,10 +65,13 @@ class KernelCache(FunctionCache):
         tier = self._tier() if data is None and self._enabled else None
         if tier is None:
             return data
-        key = self._index_key(sig, target_context.codegen())
-        key = (key[0], prebuilt.magic_tuple(target_context.codegen()), key[2])
+        own = self._index_key(sig, target_context.codegen())
+        # a wheel's tier is built for PREBUILT_CPU; a checkout's for its host (numba's own key)
+        portable = (own[0], prebuilt.magic_tuple(target_context.codegen()), own[2])
         try:
-            found = tier.load(key)
+            found = tier.load(portable)
+            if found is None and own != portable:
+                found = tier.load(own)
             return None if found is None else self._impl.rebuild(target_context, found)
         except Exception:  # noqa: BLE001 - an unreadable entry compiles, as a miss would
             return None

@@ -1,9 +1,9 @@
-"""Prebuilt kernels: machine code compiled when the wheel is built, so that a fresh install's
-first step loads its kernels instead of compiling them (16-53 s per game on the 2-core
-development machine).
+"""Prebuilt kernels: machine code compiled at install (a checkout's ``pip install -e .``) or
+when the wheel is built, so that a fresh environment's first step loads its kernels instead of
+compiling them (16-53 s per game on the 2-core development machine).
 
 Every ``@kernel`` is cached on disk by numba (``core.jit``), but that cache starts empty on each
-new machine, virtual environment or CI job. A wheel may carry a second, read-only tier:
+new machine, virtual environment or CI job. The packages may carry a second, read-only tier:
 ``<package>/_prebuilt/``, numba cache files (``.nbi`` index, ``.nbc`` data) written by
 ``python -m rummy_agents.prebuild`` for the calls a user makes first (each game's AEC env,
 vector env and Gymnasium env at their default options, Gin also for 3 and 4 players; see
@@ -14,18 +14,21 @@ What keeps a prebuilt kernel correct:
 
 - **Sources**: an index entry is stamped with the digest of its package's kernel sources
   (``core.jitcache``) and of its own file. Any edit misses, and the kernel compiles as before.
-- **Machine**: the code is compiled for ``PREBUILT_CPU`` (``x86-64-v3``: AVX2, BMI1/2, LZCNT,
-  POPCNT; Intel since Haswell, 2013, AMD since Excavator/Zen) with no extra features, and is
-  used only on an x86-64 host that has them (``host_supported``). Other machines compile as
-  before. (``x86-64-v2`` code, tried first, stepped slower here in Gin and 500 Rum.)
+- **Machine**: a wheel's code is compiled for ``PREBUILT_CPU`` (``x86-64-v3``: AVX2, BMI1/2,
+  LZCNT, POPCNT; Intel since Haswell, 2013, AMD since Excavator/Zen) with no extra features,
+  and is used only on an x86-64 host that has them (``host_supported``). A checkout's install
+  compiles for its own CPU (``BUILD_ENV=host``): those entries are indexed under the host's
+  CPU name and features, as numba's own cache is, so another machine misses them. Other
+  machines compile as before. (``x86-64-v2`` code, tried first, stepped slower here in Gin and
+  500 Rum.)
 - **numba and Python**: numba's index header holds its version and the file names the Python
   version; a mismatch misses.
 
-The code is the same code (same sources, same numba passes), built for a baseline CPU instead of
-the host's. Steps measured within noise of, or up to about 10% below, code compiled for the host
-(a Zen 3 here): for the last few percent of a long training run, run once with
-``RUMMY_ENV_PREBUILT=0`` (the tier off): numba then compiles for the host and caches it, and its
-own cache is looked up first from then on.
+The code is the same code (same sources, same numba passes). A wheel's, built for a baseline
+CPU instead of the host's, stepped within noise of, or up to about 10% below, code compiled for
+the host (a Zen 3 here): for the last few percent of a long training run from a wheel, run once
+with ``RUMMY_ENV_PREBUILT=0`` (the tier off): numba then compiles for the host and caches it,
+and its own cache is looked up first from then on.
 """
 
 from __future__ import annotations
@@ -56,9 +59,19 @@ OFF_ENV = "RUMMY_ENV_PREBUILT"
 MANIFEST = "manifest.json"
 
 
+HOST = "host"
+"""``BUILD_ENV``'s value when the tier is built for this machine's CPU (a checkout's install)
+rather than for ``PREBUILT_CPU`` (a wheel's)."""
+
+
 def building() -> bool:
     """True in the process that writes the tier (``BUILD_ENV`` set)."""
     return os.environ.get(BUILD_ENV, "") not in ("", "0")
+
+
+def building_for_host() -> bool:
+    """True in the process that writes a tier for this machine's CPU (``BUILD_ENV=host``)."""
+    return os.environ.get(BUILD_ENV, "") == HOST
 
 
 def _off() -> bool:
