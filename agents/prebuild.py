@@ -40,12 +40,6 @@ from rummy_env.core.prebuilt import (
 GAMES = ("rummy51", "five_hundred_rum", "gin_rummy")
 """The parts of ``warm_up`` the build compiles side by side, the slowest first."""
 
-GYM_IDS = {
-    "gin_rummy": "rummy/GinRummy-v0",
-    "five_hundred_rum": "rummy/FiveHundredRum-v1",
-    "rummy51": "rummy/Rummy51-v1",
-}
-
 
 def warm_up(games: tuple[str, ...] = GAMES) -> None:
     """Make the calls a new user makes first, so that every kernel they reach is compiled (and,
@@ -102,7 +96,7 @@ def warm_up(games: tuple[str, ...] = GAMES) -> None:
             for _ in range(30):
                 mask = obs["action_mask"]
                 obs, *_ = venv.step((rng.random(mask.shape) * mask).argmax(1))
-    for gym_id in (GYM_IDS[g] for g in GAMES if g in games):
+    for gym_id in (i for i, game in rummy_env.GYM_IDS.items() if game in games):
         genv = gymnasium.make(gym_id)
         _, info = genv.reset(seed=0)
         for _ in range(100):
