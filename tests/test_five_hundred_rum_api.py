@@ -124,15 +124,62 @@ def test_the_vector_step_runs_the_faster_kernel():
     step = FastestStep([slow, fast], period=10, trials=2)
     for _ in range(20):
         step()
-    # timed trials of each, alternating (first calls untimed), then the faster one until the
+    # timed trials of each, in pairs (first calls untimed), then the faster one until the
     # next trial
-    assert calls[:10] == ["slow", "fast", "slow", "fast"] + ["fast"] * 6
+    assert calls[:10] == ["slow", "slow", "fast", "fast"] + ["fast"] * 6
     assert calls[10:] == calls[:10]
     calls.clear()
     step = FastestStep([fast, slow], period=10, trials=2)
     for _ in range(10):
         step()
-    assert calls == ["fast", "slow", "fast", "slow"] + ["fast"] * 6
+    assert calls == ["fast", "fast", "slow", "slow"] + ["fast"] * 6
+
+
+def test_the_vector_step_warms_up_the_first_kernel_before_its_first_trial():
+    calls = []
+
+    def threaded(*args):
+        calls.append("threaded")
+
+    def serial(*args):
+        time.sleep(0.005)
+        calls.append("serial")
+
+    step = FastestStep([threaded, serial], period=10, trials=2, warmup=3)
+    for _ in range(23):
+        step()
+    # three untimed calls of the first kernel, then the trials and periods as without warmup
+    assert calls[:3] == ["threaded"] * 3
+    assert calls[3:13] == ["threaded", "threaded", "serial", "serial"] + ["threaded"] * 6
+    assert calls[13:] == calls[3:13]
+
+
+def test_the_vector_step_trial_is_not_fooled_by_calls_alternating_cheap_and_dear():
+    """A learner env's calls alternate cheap and dear; the trial's ABBA pairs give each kernel
+    as many of both, so the kernel slower on every call is not chosen (timing the kernels in
+    turns, call by call, gave the slower one every cheap call).
+    """
+    calls = []
+    n = [0]
+
+    def work(extra: float) -> None:
+        n[0] += 1
+        time.sleep(0.012 * (n[0] % 2) + extra)
+
+    def faster(*args):
+        work(0.0)
+        calls.append("faster")
+
+    def slower(*args):
+        work(0.004)
+        calls.append("slower")
+
+    step = FastestStep([faster, slower], period=100, trials=6)
+    for _ in range(16):
+        step()
+    assert calls[:12] == ["faster"] * 2 + ["slower"] * 4 + ["faster"] * 4 + ["slower"] * 2
+    assert step.best == 0
+    assert calls[12:] == ["faster"] * 4
 
 
 def test_threaded_and_serial_steps_agree():
