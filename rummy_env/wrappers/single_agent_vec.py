@@ -65,7 +65,7 @@ from rummy_env.core.validate import (
 )
 from rummy_env.envs.view import SeatView
 from rummy_env.games import GAMES
-from rummy_env.rules.base import PARALLEL_MIN_BATCH, FastestStep
+from rummy_env.rules.base import PARALLEL_MIN_BATCH, WARMUP_CALLS, FastestStep
 from rummy_env.wrappers.single_agent import (
     ILLEGAL_ACTIONS,
     AgentFactory,
@@ -257,7 +257,7 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
             self._gens = np.zeros((n, n_opp, 6), dtype=np.uint64)
             cp = self._per_game
             self._per_game_run = (
-                FastestStep([cp.per_game_parallel, cp.per_game])
+                FastestStep([cp.per_game_parallel, cp.per_game], warmup=WARMUP_CALLS)
                 if n >= PARALLEL_MIN_BATCH
                 else cp.per_game
             )
@@ -461,7 +461,7 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         if cp.shared_parallel is not None and self.num_envs >= PARALLEL_MIN_BATCH:
             pair = (cp.shared_parallel, cp.shared)
             if self._shared_run is None or tuple(self._shared_run.kernels) != pair:
-                self._shared_run = FastestStep(list(pair))
+                self._shared_run = FastestStep(list(pair), warmup=WARMUP_CALLS)
             run = self._shared_run
         while True:
             status, k, j = run(
@@ -651,7 +651,8 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         }
         done = ends["term"] | ends["trunc"]
         if done.any():
-            info["final_obs"] = self._learner_obs(ends["final_obs"])
+            fo = ends["final_obs"]  # made for this step: the user's own without a copy
+            info["final_obs"] = fo if self.features is None else self.features(fo)
             info["_final_obs"] = done
             final: dict[str, Any] = {"learner_seat": ends["final_seat"]}
             self.game._final_info(final, ends["final_info"])
