@@ -346,8 +346,19 @@ def machine_info() -> list[tuple[str, str]]:
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of an (N, A) 0/1 mask."""
-    return (rng.random(mask.shape) * mask).argmax(1)
+    """One uniformly random legal action per row of an (N, A) 0/1 mask (bool or int8).
+
+    The ``k``-th legal action of each row, ``k`` uniform below the row's count: one random
+    number per row, where the argmax of uniform noise over the mask drew N x A of them and,
+    with the joker games' 1,766 and 3,188 actions, took as long as the env's step
+    (3.9 ms against 0.7 ms per call at 256 x 3,188).
+    """
+    if mask.dtype != np.bool_:
+        mask = mask.view(np.bool_) if mask.dtype.itemsize == 1 else mask != 0  # 0/1 bytes
+    counts = np.count_nonzero(mask, axis=1)
+    k = (rng.random(len(mask)) * counts).astype(np.int64)
+    flat = np.flatnonzero(mask)  # row-major: each row's legal actions, in order
+    return flat[np.cumsum(counts) - counts + k] - np.arange(len(mask)) * mask.shape[1]
 
 
 class VecStepBench:

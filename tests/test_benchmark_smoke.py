@@ -102,3 +102,38 @@ def test_benchmark_quick_writes_report(tmp_path: Path) -> None:
     assert len(door_rows) == 12 + 6, door_rows  # 4 doors x 3 games, 6 first runs
     for line in door_rows[:12]:
         assert [c.strip() for c in line.split("|")][2] != "n/a", line
+
+
+def test_benchmark_random_legal_draws_every_legal_action_uniformly() -> None:
+    """The loops' random learner: only legal actions, each row's uniformly, int8 or bool masks."""
+    import importlib.util
+
+    import numpy as np
+
+    spec = importlib.util.spec_from_file_location("benchmark_under_test", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench  # its dataclasses look their module up
+    try:
+        spec.loader.exec_module(bench)
+    finally:
+        del sys.modules[spec.name]
+    rng = np.random.default_rng(0)
+    masks = (rng.random((64, 40)) < 0.2).astype(np.int8)
+    masks[:, 39] = 1  # every row has a legal action; row 0 has exactly one
+    masks[0] = 0
+    masks[0, 39] = 1
+    counts = np.zeros(masks.shape)
+    for dtype in (np.int8, np.bool_):
+        m = masks.astype(dtype)
+        for _ in range(2000):
+            a = bench.random_legal(m, rng)
+            assert a.shape == (64,)
+            assert (masks[np.arange(64), a] == 1).all()
+            counts[np.arange(64), a] += 1
+    # 4,000 draws per row, spread evenly over its legal actions (within 6 standard deviations)
+    legal = masks.sum(1, keepdims=True)
+    expected = 4000 / legal
+    sd = np.sqrt(4000 * (1 / legal) * (1 - 1 / legal))
+    assert (np.abs(counts - expected) <= 6 * sd + 1e-9)[masks == 1].all()
+    assert counts[masks == 0].sum() == 0
