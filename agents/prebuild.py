@@ -56,7 +56,7 @@ def warm_up(games: tuple[str, ...] = GAMES) -> None:
     from numba.core import config  # noqa: PLC0415
 
     import rummy_env  # noqa: PLC0415
-    from rummy_env.rules.base import PARALLEL_MIN_BATCH  # noqa: PLC0415
+    from rummy_env.rules.base import PARALLEL_MIN_BATCH, WARMUP_CALLS  # noqa: PLC0415
 
     # numba's config sets its attributes from the environment, out of its stubs' sight
     cpu = (config.CPU_NAME, config.CPU_FEATURES)  # type: ignore[attr-defined]
@@ -104,13 +104,16 @@ def warm_up(games: tuple[str, ...] = GAMES) -> None:
             _, _, term, trunc, info = genv.step(int(rng.choice(np.flatnonzero(mask))))
             if term or trunc:
                 genv.reset()
-        vec = gymnasium.make_vec(gym_id, num_envs=4)
-        _, info = vec.reset(seed=0)
-        for _ in range(50):
-            masks = info["action_mask"]
-            _, _, _, _, info = vec.step((rng.random(masks.shape) * masks).argmax(1))
+        # at the batch size the threaded opponent loop joins the serial one; the steps cover
+        # the threaded kernel's warm-up and a trial of both (FastestStep)
+        for num_envs in (4, PARALLEL_MIN_BATCH):
+            vec = gymnasium.make_vec(gym_id, num_envs=num_envs)
+            _, info = vec.reset(seed=0)
+            for _ in range(WARMUP_CALLS + 30):
+                masks = info["action_mask"]
+                _, _, _, _, info = vec.step((rng.random(masks.shape) * masks).argmax(1))
     if "gin_rummy" in games:
-        # the Gin rule agents' batch kernel (the vector envs above hand them at most 4 rows)
+        # the Gin rule agents' batch kernel (the vector envs above decide in their own loops)
         from rummy_agents.gin_rummy_rules import GinRummySimpleAgent  # noqa: PLC0415
 
         obs, _ = rummy_env.make_vec("gin_rummy", 8, seed=0).reset()
