@@ -309,10 +309,10 @@ PILE_SHOW = SHOW  # pile rows fan as hands do: a "10" shows whole
 # Character widths in twentieths of the font size: the larger of DejaVu Sans (the SVG's first
 # font, wider than Helvetica and Arial) and Pillow's bundled font, rounded up.
 _WIDTHS = {
-    False: {6: "ijlI'", 7: " .,:;|/·", 8: "ft()-[]", 9: "r!", 10: '_"', 11: "cszJ?",
+    False: {6: "ijlI'", 7: " .,:;|/·", 8: "ft()-[]", 9: "r!", 10: '"', 11: "cszJ?_",
             12: "kvxyFL*", 13: "abdeghnopquEPSTY0123456789$", 14: "ABCKRVXZ", 15: "NU",
             16: "DGHOQ&", 17: "w+#=<>", 18: "M"},
-    True: {7: "ijl '", 8: "I.,:;|/·", 9: "f-", 10: "rt_!()[]", 11: 'J"', 12: "csz?*", 13: "xL",
+    True: {7: "ijl '", 8: "I.,:;|/·", 9: "f-", 10: "rt!()[]", 11: 'J"_', 12: "csz?*", 13: "xL",
            14: "aekovyEFT0123456789$", 15: "bdghnpquCPSYZ", 16: "ABKRVX", 17: "DGHNU+#=<>",
            18: "OQ&", 19: "w", 20: "M", 21: "m%"},
 }  # fmt: skip
