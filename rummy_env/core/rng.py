@@ -162,6 +162,16 @@ def randint_rows(states: np.ndarray, rows: np.ndarray, n: np.ndarray | int) -> n
     return ((x * np.asarray(n, dtype=np.uint64)) >> _S32).astype(np.int64)
 
 
+def nth_legal(masks: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """The ``k[i]``-th legal action (from 0, in id order) of each row of (N, A) bool
+    ``masks``, ``k[i]`` below the row's count: with ``k`` uniform, a uniform legal action per
+    row from one random number each.
+    """
+    counts = np.count_nonzero(masks, axis=1)
+    legal = np.flatnonzero(masks)  # row-major: each row's legal actions, in order
+    return legal[np.cumsum(counts) - counts + k] - np.arange(len(masks)) * masks.shape[1]
+
+
 @kernel(inline="always")
 def _mix(z):
     """SplitMix64's output function of an advanced state ``z``."""

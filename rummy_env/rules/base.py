@@ -65,8 +65,7 @@ class FastestStep:
         self.kernels = kernels
         self.period = period
         self.trials = trials + trials % 2  # whole pairs of calls
-        self.warmup = warmup
-        self.calls = -warmup
+        self.calls = -warmup  # negative: warm-up calls left
         self.best = 0
         self.loaded = [False] * len(kernels)
         self.times: list[list[float]] = [[] for _ in kernels]
@@ -96,10 +95,8 @@ class FastestStep:
             self.times[which].append(time.perf_counter() - t0)
         self.loaded[which] = True
         if k == n_k * self.trials - 1:
-            self.best = min(
-                range(n_k),
-                key=lambda w: statistics.fmean(self.times[w]) if self.times[w] else 0.0,
-            )
+            # each kernel made trials >= 2 calls, at most its first one untimed
+            self.best = min(range(n_k), key=lambda w: statistics.fmean(self.times[w]))
             for t in self.times:
                 t.clear()
         return out

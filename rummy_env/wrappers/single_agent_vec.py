@@ -334,11 +334,8 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
 
     def _random_legal(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """A uniformly random legal action per row of bool ``masks``, from the games' streams."""
-        counts = masks.sum(axis=1)
-        k = _rng.randint_rows(self._streams, rows, counts)
-        legal = np.flatnonzero(masks)  # row-major: each row's legal actions, in order
-        starts = np.cumsum(counts) - counts
-        return legal[starts + k] - np.arange(rows.size) * masks.shape[1]
+        k = _rng.randint_rows(self._streams, rows, masks.sum(axis=1))
+        return _rng.nth_legal(masks, k)
 
     def _new_episode(self, rows: np.ndarray) -> None:
         """A new episode started in games ``rows``: draw the learner seat, build the agents of
