@@ -351,13 +351,14 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     The ``k``-th legal action of each row, ``k`` uniform below the row's count: one random
     number per row, where the argmax of uniform noise over the mask drew N x A of them and,
     with the joker games' 1,766 and 3,188 actions, took as long as the env's step
-    (3.9 ms against 0.7 ms per call at 256 x 3,188).
+    (3.9 ms against 0.7 ms per call at 256 x 3,188); counted and picked by compiled loops
+    (``numpy.count_nonzero(axis=1)`` and ``flatnonzero`` still took 0.8 ms there).
     """
-    from rummy_env.core.rng import nth_legal
+    from rummy_env.core.rng import legal_counts, nth_legal
 
-    if mask.dtype != np.bool_:
-        mask = mask.view(np.bool_) if mask.dtype.itemsize == 1 else mask != 0  # 0/1 bytes
-    k = (rng.random(len(mask)) * np.count_nonzero(mask, axis=1)).astype(np.int64)
+    if mask.dtype.itemsize != 1:
+        mask = mask != 0
+    k = (rng.random(len(mask)) * legal_counts(mask)).astype(np.int64)
     return nth_legal(mask, k)
 
 

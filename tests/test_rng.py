@@ -145,3 +145,50 @@ def test_seed_states_straddling_two_to_the_32() -> None:
     seed = 2**32 - 3
     want = [np.random.SeedSequence(seed + i).generate_state(1, np.uint64)[0] for i in range(6)]
     np.testing.assert_array_equal(rng.seed_states(seed, 6), np.array(want, np.uint64))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 9).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.integers(1, 70),
+            st.floats(0.0, 1.0),
+            st.integers(0, 2**32 - 1),
+            st.sampled_from([np.bool_, np.int8, np.uint8]),
+        )
+    )
+)
+def test_legal_counts_and_nth_legal_are_numpys(case) -> None:
+    """Counted and picked by 8-byte words and by bytes at the row ends (rows of any width, so
+    every alignment of a row against the words): the same as numpy's count and nonzero.
+    """
+    n, a_n, p, seed, dtype = case
+    g = np.random.default_rng(seed)
+    mask = g.random((n, a_n)) < p
+    mask[np.arange(n), g.integers(0, a_n, n)] = True  # every row has a legal action
+    counts = rng.legal_counts(mask.astype(dtype))
+    np.testing.assert_array_equal(counts, np.count_nonzero(mask, axis=1))
+    for k_of in (lambda c: np.zeros_like(c), lambda c: c - 1, lambda c: g.integers(0, c)):
+        k = k_of(counts)
+        want = [np.flatnonzero(mask[i])[k[i]] for i in range(n)]
+        np.testing.assert_array_equal(rng.nth_legal(mask.astype(dtype), k), want)
+    # k past the row's count: -1
+    np.testing.assert_array_equal(rng.nth_legal(mask, counts), np.full(n, -1))
+
+
+def test_legal_counts_rejects_masks_that_are_not_2d_bytes() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="masks must be a 2-D bool array"):
+        rng.legal_counts(np.ones((2, 3), np.int64))
+    with pytest.raises(ValueError, match="masks must be a 2-D bool array"):
+        rng.nth_legal(np.ones(3, np.bool_), np.zeros(1, np.int64))
+
+
+def test_nth_legal_takes_a_mask_that_is_not_contiguous() -> None:
+    mask = np.zeros((3, 10), np.bool_)
+    mask[:, [2, 4, 7]] = True
+    view = mask[:, ::2]  # columns 0, 2, 4, 6, 8: legal 1 and 2
+    np.testing.assert_array_equal(rng.legal_counts(view), [2, 2, 2])
+    np.testing.assert_array_equal(rng.nth_legal(view, np.array([0, 1, 0])), [1, 2, 1])

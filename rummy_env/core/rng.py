@@ -162,14 +162,95 @@ def randint_rows(states: np.ndarray, rows: np.ndarray, n: np.ndarray | int) -> n
     return ((x * np.asarray(n, dtype=np.uint64)) >> _S32).astype(np.int64)
 
 
-def nth_legal(masks: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """The ``k[i]``-th legal action (from 0, in id order) of each row of (N, A) bool
-    ``masks``, ``k[i]`` below the row's count: with ``k`` uniform, a uniform legal action per
-    row from one random number each.
+_ONES = np.uint64(0x0101010101010101)
+_S56 = np.uint64(56)
+
+
+def _flat_bytes(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(N, A) 0/1 ``masks`` (bool or one-byte ints) as flat bytes and the whole 8-byte words
+    over them (the masks are copied only if not C-contiguous).
     """
-    counts = np.count_nonzero(masks, axis=1)
-    legal = np.flatnonzero(masks)  # row-major: each row's legal actions, in order
-    return legal[np.cumsum(counts) - counts + k] - np.arange(len(masks)) * masks.shape[1]
+    if masks.ndim != 2 or masks.dtype.itemsize != 1:
+        raise ValueError(f"masks must be a 2-D bool array, got {masks.dtype} {masks.shape}")
+    flat = np.ascontiguousarray(masks).reshape(-1).view(np.uint8)
+    return flat, flat[: flat.size // 8 * 8].view(np.uint64)
+
+
+@kernel
+def _legal_counts(flat, words, n, a_n, out):
+    # row i is the bytes flat[i * a_n:(i + 1) * a_n]: its whole 8-byte words are summed by a
+    # multiply (every byte 0 or 1, so the top byte of w * 0x0101...01 is their sum), its ends
+    # by byte. (No helper taking the arrays: each call would count references up and down.)
+    for i in range(n):
+        lo = i * a_n
+        hi = lo + a_n
+        w_lo = min((lo + 7) // 8, hi // 8)
+        w_hi = max(hi // 8, w_lo)
+        c = 0
+        for b in range(lo, min(w_lo * 8, hi)):
+            c += flat[b]
+        for w in range(w_lo, w_hi):
+            c += (words[w] * _ONES) >> _S56
+        for b in range(max(w_hi * 8, w_lo * 8, lo), hi):
+            c += flat[b]
+        out[i] = c
+
+
+@kernel
+def _nth_legal(flat, words, n, a_n, k, out):
+    # by byte up to a word boundary, then by word while the k-th is further on, then by byte
+    for i in range(n):
+        lo = i * a_n
+        hi = lo + a_n
+        r = k[i]
+        at = -1
+        b = lo
+        head = min(hi, (lo + 7) // 8 * 8)
+        while b < head:
+            if flat[b] != 0:
+                if r == 0:
+                    at = b
+                    break
+                r -= 1
+            b += 1
+        if at < 0:
+            b = head
+            while b + 8 <= hi:
+                c = np.int64((words[b // 8] * _ONES) >> _S56)
+                if r < c:
+                    break
+                r -= c
+                b += 8
+            while b < hi:
+                if flat[b] != 0:
+                    if r == 0:
+                        at = b
+                        break
+                    r -= 1
+                b += 1
+        out[i] = at - lo if at >= 0 else -1
+
+
+def legal_counts(masks: np.ndarray) -> np.ndarray:
+    """How many legal actions each row of (N, A) 0/1 ``masks`` (bool or one-byte ints) has
+    (int64; ``np.count_nonzero(masks, axis=1)``, compiled: 31 us against numpy's 161 us at
+    256 x 1,766).
+    """
+    flat, words = _flat_bytes(masks)
+    out = np.empty(masks.shape[0], np.int64)
+    _legal_counts(flat, words, masks.shape[0], masks.shape[1], out)
+    return out
+
+
+def nth_legal(masks: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """The ``k[i]``-th legal action (from 0, in id order) of each row of (N, A) 0/1
+    ``masks`` (bool or one-byte ints), ``k[i]`` below the row's count (else -1): with ``k``
+    uniform, a uniform legal action per row from one random number each.
+    """
+    flat, words = _flat_bytes(masks)
+    out = np.empty(masks.shape[0], np.int64)
+    _nth_legal(flat, words, masks.shape[0], masks.shape[1], np.asarray(k, np.int64), out)
+    return out
 
 
 @kernel(inline="always")

@@ -334,7 +334,7 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
 
     def _random_legal(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """A uniformly random legal action per row of bool ``masks``, from the games' streams."""
-        k = _rng.randint_rows(self._streams, rows, masks.sum(axis=1))
+        k = _rng.randint_rows(self._streams, rows, _rng.legal_counts(masks))
         return _rng.nth_legal(masks, k)
 
     def _new_episode(self, rows: np.ndarray) -> None:
