@@ -99,16 +99,14 @@ def _bits(x):
 
 
 @kernel
-def fit_natural(melds, k, c):
-    """Where natural ``c`` lays off on meld row ``k`` (-1: nowhere; 14: a group)."""
-    key = melds[k, 1]
-    lo = melds[k, 2]
-    hi = melds[k, 3]
-    nat = melds[k, 4]
+def fit_natural_at(kind, key, lo, hi, nat, jok, c):
+    """:func:`fit_natural` of a meld given by its six fields (no array: a call that passes
+    one costs an atomic reference count up and down, in the lay-off pass's inner loop).
+    """
     s = c // 13
     r = c % 13
-    if melds[k, 0] == 1:
-        if key != r or (nat >> s) & 1 or _bits(nat) + melds[k, 5] >= 4:
+    if kind == 1:
+        if key != r or (nat >> s) & 1 or _bits(nat) + jok >= 4:
             return -1
         return 14
     if key != s:
@@ -122,6 +120,13 @@ def fit_natural(melds, k, c):
     if r == lo - 1 or (r == hi + 1 and hi + 1 <= 12):
         return r
     return -1
+
+
+@kernel
+def fit_natural(melds, k, c):
+    """Where natural ``c`` lays off on meld row ``k`` (-1: nowhere; 14: a group)."""
+    return fit_natural_at(melds[k, 0], melds[k, 1], melds[k, 2], melds[k, 3], melds[k, 4],
+                          melds[k, 5], c)  # fmt: skip
 
 
 @kernel
@@ -315,7 +320,8 @@ def lay_off(melds, nm, left, steps, ns, pts, sat, oblig, oblig_new, vals, low_ac
             while left[c] > 0:
                 placed = False
                 for k in range(nm):
-                    pos = fit_natural(melds, k, c)
+                    pos = fit_natural_at(melds[k, 0], melds[k, 1], melds[k, 2], melds[k, 3],
+                                         melds[k, 4], melds[k, 5], c)  # fmt: skip
                     if pos >= 0:
                         place(melds, k, c, pos)
                         left[c] -= 1
@@ -533,7 +539,7 @@ def plan_batch(hands, tables, obligs, oblig_new, turn, vals, low_ace, node_limit
 # -- Rummy 51 ------------------------------------------------------------------------------------
 
 
-@kernel
+@kernel(inline="always")
 def discardable(left, hand0, taken):
     """Does ``left`` hold a card the player may discard (not the card ``taken`` from the pile
     this turn, unless it was melded or another copy is held)?
@@ -556,7 +562,12 @@ def lay_off51(melds, nm, left, steps, ns, removed, hand0, taken):
         for c in range(52):
             while left[c] > 0:
                 k = 0
-                while k < nm and fit_natural(melds, k, c) < 0:
+                at = -1
+                while k < nm:
+                    at = fit_natural_at(melds[k, 0], melds[k, 1], melds[k, 2], melds[k, 3],
+                                        melds[k, 4], melds[k, 5], c)  # fmt: skip
+                    if at >= 0:
+                        break
                     k += 1
                 if k == nm:
                     break
@@ -564,7 +575,7 @@ def lay_off51(melds, nm, left, steps, ns, removed, hand0, taken):
                 if not discardable(left, hand0, taken):
                     left[c] += 1
                     break
-                place(melds, k, c, fit_natural(melds, k, c))
+                place(melds, k, c, at)
                 removed += PENALTY51[c]
                 steps[ns, 0] = STEP_LAYOFF
                 steps[ns, 1] = c

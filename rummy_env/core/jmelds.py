@@ -68,7 +68,7 @@ def pos_card(suit, pos):
     return suit * 13 + r
 
 
-@kernel
+@kernel(inline="always")
 def template_needs(t, hand, kinds, ta, tb, tc):
     """Jokers template ``t`` takes from ``hand`` (-1 if the hand cannot play it).
 
@@ -178,7 +178,7 @@ def template_size(t, kinds, tb, tc) -> int:
     return tc[t] - tb[t] + 1
 
 
-@kernel
+@kernel(inline="always")
 def template_has_natural(t, x, kinds, ta, tb, tc) -> bool:
     """True if template ``t`` has a place for natural card ``x`` (which it takes when held)."""
     s = x // 13
@@ -192,7 +192,7 @@ def template_has_natural(t, x, kinds, ta, tb, tc) -> bool:
     return tb[t] <= r <= tc[t]
 
 
-@kernel
+@kernel(inline="always")
 def template_uses(t, j, c, kinds, ta, tb, tc) -> bool:
     """Does template ``t``, laid with ``j`` jokers, take a card of type ``c`` (-1: none)?"""
     if c < 0:

@@ -128,8 +128,11 @@ def hand_value(mask, values) -> int:
 @kernel
 def min_deadwood(mask, suit_dw, group_opts, group_nopt, spread) -> int:
     """Exact minimum deadwood of a hand mask (any size up to 11 cards, Gin values)."""
-    ranks = np.empty(4, np.int64)
-    sets = np.empty(4, np.int64)
+    # the (at most 4) group ranks, their suit sets and the current choice of each, packed a
+    # byte apiece into three integers: arrays here (allocated and reference-counted per call)
+    # were a third of the Gin rule agents' and masks' time
+    ranks = 0
+    sets = 0
     ng = 0
     for r in range(13):
         sm = 0
@@ -139,16 +142,16 @@ def min_deadwood(mask, suit_dw, group_opts, group_nopt, spread) -> int:
         if group_nopt[sm] > 1:
             if ng == 4:  # more than 4 group ranks needs 15+ cards; never with Gin hands
                 break
-            ranks[ng] = r
-            sets[ng] = sm
+            ranks |= r << (8 * ng)
+            sets |= sm << (8 * ng)
             ng += 1
     best = INF_DEADWOOD
-    idx = np.zeros(4, np.int64)
+    idx = 0
     while True:
         m = mask
         for k in range(ng):
-            sub = group_opts[sets[k], idx[k]]
-            m &= ~(spread[sub] << np.uint64(ranks[k]))
+            sub = group_opts[(sets >> (8 * k)) & 0xFF, (idx >> (8 * k)) & 0xFF]
+            m &= ~(spread[sub] << np.uint64((ranks >> (8 * k)) & 0xFF))
         dw = 0
         for s in range(4):
             dw += suit_dw[(m >> np.uint64(13 * s)) & _SUIT_BITS]
@@ -157,10 +160,12 @@ def min_deadwood(mask, suit_dw, group_opts, group_nopt, spread) -> int:
         # mixed-radix increment over the group choices
         k = 0
         while k < ng:
-            idx[k] += 1
-            if idx[k] < group_nopt[sets[k]]:
+            sh = 8 * k
+            i_k = ((idx >> sh) & 0xFF) + 1
+            idx &= ~(0xFF << sh)
+            if i_k < group_nopt[(sets >> sh) & 0xFF]:
+                idx |= i_k << sh
                 break
-            idx[k] = 0
             k += 1
         if k == ng:
             break

@@ -200,11 +200,14 @@ def candidate_melds(hand, out):
 
 
 @kernel
-def layable_outside(hand, combo, nc, melds):
-    """Cards outside ``hand`` that could be laid off, chains included, on an arrangement."""
+def layable_outside(hand, m0, m1, m2, nc):
+    """Cards outside ``hand`` that could be laid off, chains included, on an arrangement (its
+    ``nc`` meld masks ``m0``.., as integers: arrays passed per arrangement cost an atomic
+    reference count up and down each).
+    """
     lay = _U0
     for k in range(nc):
-        m = melds[combo[k]]
+        m = m0 if k == 0 else (m1 if k == 1 else m2)
         lo = lowest(m)
         if is_group(m):
             if popcount(m) == 3:
@@ -289,15 +292,16 @@ def store_arrangement(rec, p, combo, nc, melds):
 
 
 @kernel
-def _arrangement_cost(mode, hand, used, combo, nc, melds, values, slots, nslots, gin):
-    """Cost of an arrangement (lower is better) as (primary, secondary).
+def _arrangement_cost(mode, hand, used, m0, m1, m2, nc, values, slots, nslots, gin):
+    """Cost of an arrangement of ``nc`` melds ``m0``.. (lower is better) as (primary,
+    secondary).
 
     mode 0 (knocker): (deadwood, cards outside the hand that could be laid off on it).
     mode 1 (defender): (deadwood after every possible lay-off, 0).
     """
     rem = hand & ~used
     if mode == 0:
-        return hand_value(rem, values), layable_outside(hand, combo, nc, melds)
+        return hand_value(rem, values), layable_outside(hand, m0, m1, m2, nc)
     if not gin:
         rem &= ~closure_layoff(rem, slots, nslots, False)
     return hand_value(rem, values), 0
@@ -309,37 +313,33 @@ def best_arrangement(mode, hand, melds, nm, values, slots, nslots, gin, best):
     11 cards); writes the chosen meld indices to ``best`` and returns (count, deadwood).
     First found wins ties, so the choice is deterministic.
     """
-    combo = np.empty(3, np.int64)
-    bp, bs = _arrangement_cost(mode, hand, _U0, combo, 0, melds, values, slots, nslots, gin)
+    bp, bs = _arrangement_cost(mode, hand, _U0, _U0, _U0, _U0, 0, values, slots, nslots, gin)
     bn = 0
     for i in range(nm):
-        combo[0] = i
         # j == i: {i} alone; j > i: second meld j; k > j: third meld k
         for j in range(i, nm):
-            if j > i:
-                if melds[j] & melds[i]:
-                    continue
-                combo[1] = j
+            if j > i and melds[j] & melds[i]:
+                continue
             for k in range(j, nm):
                 if k > j:
                     if j == i:
                         break
                     if melds[k] & (melds[i] | melds[j]):
                         continue
-                    combo[2] = k
                 nc = 1 if j == i else (2 if k == j else 3)
-                used = _U0
-                for q in range(nc):
-                    used |= melds[combo[q]]
+                m0 = melds[i]
+                m1 = melds[j] if nc >= 2 else _U0
+                m2 = melds[k] if nc == 3 else _U0
                 p, s = _arrangement_cost(
-                    mode, hand, used, combo, nc, melds, values, slots, nslots, gin
+                    mode, hand, m0 | m1 | m2, m0, m1, m2, nc, values, slots, nslots, gin
                 )
                 if p < bp or (p == bp and s < bs):
                     bp = p
                     bs = s
                     bn = nc
-                    for q in range(nc):
-                        best[q] = combo[q]
+                    best[0] = i
+                    best[1] = j
+                    best[2] = k
     return bn, bp
 
 

@@ -187,7 +187,7 @@ def can_discard_from(h, taken) -> bool:
     return False
 
 
-@kernel
+@kernel(inline="always")
 def _leaf_ok(h, kept, taken, owed, room, swap) -> bool:
     """Can the turn end from the hand ``h + kept`` once ``owed`` jokers are laid off (the
     table takes ``room`` more jokers)? ``swap``: the single taken card, if it is all that is
@@ -206,7 +206,7 @@ def _leaf_ok(h, kept, taken, owed, room, swap) -> bool:
     return swap and owed == 0 and n_left == 1
 
 
-@kernel
+@kernel(inline="always")
 def take_template(h, t, j) -> int:
     """Remove template ``t``'s cards from count vector ``h``; returns its natural run
     positions (groups: 0) for ``give_template``.
@@ -228,7 +228,7 @@ def take_template(h, t, j) -> int:
     return nat
 
 
-@kernel
+@kernel(inline="always")
 def give_template(h, t, j, nat):
     """Undo ``take_template``."""
     kinds, ta, tb, tc = TPL_KIND, TPL_A, TPL_B, TPL_C
@@ -248,7 +248,7 @@ def give_template(h, t, j, nat):
 _NEED, _MUST, _OWED, _ROOM, _SWAP, _PIV, _NF, _K, _AT, _AJ, _ANAT, _SKIP, _TAKEN = range(13)
 
 
-@kernel
+@kernel(inline="always")
 def _undo_level(h, kept, lv, d):
     """Take back the move made at search level ``d`` (a template laid, or the pivot kept)."""
     t = lv[d, _AT]
@@ -287,27 +287,28 @@ def _natural_points(h, mask) -> int:
     return v
 
 
-@kernel
-def _points_bound(h, ct, cj, nf) -> int:
-    """An upper bound on the points of any set of disjoint melds from ``h``: the naturals that
-    fit a meld without jokers, plus, since at most one meld per joker uses jokers, the
-    ``jokers`` best values of other naturals a joker meld takes, plus 11 a joker.
+@kernel(inline="always")
+def _points_bound(h, ct, cj, d, nf) -> int:
+    """An upper bound on the points of any set of disjoint melds from ``h`` (the templates
+    ``ct[d, :nf]`` with jokers ``cj[d, :nf]``): the naturals that fit a meld without jokers,
+    plus, since at most one meld per joker uses jokers, the ``jokers`` best values of other
+    naturals a joker meld takes, plus 11 a joker.
     """
     kinds, ta, tb, tc = TPL_KIND, TPL_A, TPL_B, TPL_C
     free = 0
     for k in range(nf):
-        if cj[k] == 0:
-            free |= _template_naturals(h, ct[k], kinds, ta, tb, tc)
+        if cj[d, k] == 0:
+            free |= _template_naturals(h, ct[d, k], kinds, ta, tb, tc)
     bound = _natural_points(h, free)
     jk = h[JOKER]
     if jk == 0:
         return bound
     top0 = top1 = top2 = top3 = 0  # the best joker-meld extras, largest first
     for k in range(nf):
-        if cj[k] == 0:
+        if cj[d, k] == 0:
             continue
         v = 0  # one copy of each natural: a meld takes one
-        nat = _template_naturals(h, ct[k], kinds, ta, tb, tc) & ~free
+        nat = _template_naturals(h, ct[d, k], kinds, ta, tb, tc) & ~free
         for c in range(52):
             if nat >> c & 1:
                 v += 11 if c % 13 == 0 else card_penalty(c)
@@ -356,38 +357,37 @@ def _enter(h, kept, lv, d, ws) -> int:
                 break
         if pivot < 0:
             return 0
-    ct = ws[0][d]
-    cj = ws[1][d]
+    # the level's rows of the (DEPTH, templates) tables indexed in place: a row view costs an
+    # atomic reference count up and down per search node
+    ct, cj, keys = ws[0], ws[1], ws[7]
     if d == 0:
         rs, sp = ws[3], ws[4]
         hand_masks(h, rs, sp)
-        nf = feasible_templates(h[JOKER], rs, sp, kinds, ta, tb, tc, twin, ct, cj)
+        nf = feasible_templates(h[JOKER], rs, sp, kinds, ta, tb, tc, twin, ct[0], cj[0])
     else:
         # the hand only shrinks down the search: filter the parent level's templates
         nf = 0
-        pt = ws[0][d - 1]
         for k in range(lv[d - 1, _NF]):
-            t = pt[k]
+            t = ct[d - 1, k]
             j = template_needs(t, h, kinds, ta, tb, tc)
             if j >= 0:
-                ct[nf] = t
-                cj[nf] = j
+                ct[d, nf] = t
+                cj[d, nf] = j
                 nf += 1
-    if need > 0 and _points_bound(h, ct, cj, nf) < need:
+    if need > 0 and _points_bound(h, ct, cj, d, nf) < need:
         return 0
     # which naturals each candidate takes from this hand (for the dominance test in _reach)
-    keys = ws[7][d]
     for k in range(nf):
-        t = ct[k]
+        t = ct[d, k]
         if kinds[t] == 1:
-            keys[k] = 1 << 40 | ta[t] << 4 | tb[t]
+            keys[d, k] = 1 << 40 | ta[t] << 4 | tb[t]
         else:
             s = ta[t]
             nat = 0
             for pos in range(tb[t], tc[t] + 1):
                 if h[pos_card(s, pos)] > 0:
                     nat |= 1 << pos
-            keys[k] = 2 << 40 | s << 16 | nat
+            keys[d, k] = 2 << 40 | s << 16 | nat
     lv[d, _PIV] = pivot
     lv[d, _NF] = nf
     lv[d, _SKIP] = 1 if must >= 0 else 0
@@ -400,11 +400,11 @@ def _dominated(ws, d, k, nf, tval) -> bool:
     and as many jokers for more points (or as many, listed first)? Such melds leave the same
     hand, so only the better one needs searching.
     """
-    keys, ct, cj = ws[7][d], ws[0][d], ws[1][d]
-    v = tval[ct[k]]
+    keys, ct, cj = ws[7], ws[0], ws[1]
+    v = tval[ct[d, k]]
     for k2 in range(nf):
-        if k2 != k and keys[k2] == keys[k] and cj[k2] == cj[k]:
-            v2 = tval[ct[k2]]
+        if k2 != k and keys[d, k2] == keys[d, k] and cj[d, k2] == cj[d, k]:
+            v2 = tval[ct[d, k2]]
             if v2 > v or (v2 == v and k2 < k):
                 return True
     return False
