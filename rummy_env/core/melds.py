@@ -129,8 +129,8 @@ def hand_value(mask, values) -> int:
 def min_deadwood(mask, suit_dw, group_opts, group_nopt, spread) -> int:
     """Exact minimum deadwood of a hand mask (any size up to 11 cards, Gin values)."""
     # the (at most 4) group ranks, their suit sets and the current choice of each, packed a
-    # byte apiece into three integers: arrays here (allocated and reference-counted per call)
-    # were a third of the Gin rule agents' and masks' time
+    # byte apiece into three integers: as arrays (allocated and reference-counted per call)
+    # they made 57% of the atomic reference counts in the Gin vector id's loop
     ranks = 0
     sets = 0
     ng = 0

@@ -176,59 +176,62 @@ def _flat_bytes(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return flat, flat[: flat.size // 8 * 8].view(np.uint64)
 
 
+@kernel(inline="always")
+def _word_bounds(lo, hi):
+    """The first and the last 8-byte word boundary within the bytes ``lo:hi`` (both ``hi``
+    when none is): the bytes ``lo:head`` and ``tail:hi`` are read one by one, the words between
+    whole.
+    """
+    head = min(hi, (lo + 7) // 8 * 8)
+    return head, max(head, hi // 8 * 8)
+
+
 @kernel
 def _legal_counts(flat, words, n, a_n, out):
-    # row i is the bytes flat[i * a_n:(i + 1) * a_n]: its whole 8-byte words are summed by a
-    # multiply (every byte 0 or 1, so the top byte of w * 0x0101...01 is their sum), its ends
-    # by byte. (No helper taking the arrays: each call would count references up and down.)
+    # row i is the bytes flat[i * a_n:(i + 1) * a_n]; a whole word is summed by a multiply
+    # (every byte 0 or 1, so the top byte of w * 0x0101...01 is their sum). (No helper taking
+    # the arrays: each call would count their references up and down.)
     for i in range(n):
         lo = i * a_n
         hi = lo + a_n
-        w_lo = min((lo + 7) // 8, hi // 8)
-        w_hi = max(hi // 8, w_lo)
+        head, tail = _word_bounds(lo, hi)
         c = 0
-        for b in range(lo, min(w_lo * 8, hi)):
+        for b in range(lo, head):
             c += flat[b]
-        for w in range(w_lo, w_hi):
+        for w in range(head // 8, tail // 8):
             c += (words[w] * _ONES) >> _S56
-        for b in range(max(w_hi * 8, w_lo * 8, lo), hi):
+        for b in range(tail, hi):
             c += flat[b]
         out[i] = c
 
 
 @kernel
 def _nth_legal(flat, words, n, a_n, k, out):
-    # by byte up to a word boundary, then by word while the k-th is further on, then by byte
+    # byte by byte, but from the first word boundary on, whole words while the k-th legal
+    # action lies further
     for i in range(n):
         lo = i * a_n
         hi = lo + a_n
+        head, tail = _word_bounds(lo, hi)
         r = k[i]
-        at = -1
+        out[i] = -1
         b = lo
-        head = min(hi, (lo + 7) // 8 * 8)
-        while b < head:
+        while True:
+            if b == head:
+                while b < tail:
+                    c = np.int64((words[b // 8] * _ONES) >> _S56)
+                    if r < c:
+                        break
+                    r -= c
+                    b += 8
+            if b >= hi:
+                break
             if flat[b] != 0:
                 if r == 0:
-                    at = b
+                    out[i] = b - lo
                     break
                 r -= 1
             b += 1
-        if at < 0:
-            b = head
-            while b + 8 <= hi:
-                c = np.int64((words[b // 8] * _ONES) >> _S56)
-                if r < c:
-                    break
-                r -= c
-                b += 8
-            while b < hi:
-                if flat[b] != 0:
-                    if r == 0:
-                        at = b
-                        break
-                    r -= 1
-                b += 1
-        out[i] = at - lo if at >= 0 else -1
 
 
 def legal_counts(masks: np.ndarray) -> np.ndarray:
