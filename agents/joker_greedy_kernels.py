@@ -39,9 +39,10 @@ from rummy_agents.planner_kernels import (
     STEP_MELD,
     fit_natural,
     plan51_memo,
-    plan_best,
     plan_best51_memo,
-    plan_turn,
+    plan_best_in,
+    plan_turn_in,
+    plan_work,
 )
 from rummy_env.core.jit import entry_point, kernel
 from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
@@ -62,6 +63,9 @@ NO_LEGAL = -2
 MEMO51_CARDS = 32
 """Hands up to this many cards are kept in the Rummy 51 planner's memo (larger ones, which
 the game does not deal, are planned without it)."""
+WORK_CARDS = 32
+"""Hands of up to this many naturals are planned in the agents' kept buffers
+(``planner_kernels.plan_work``); larger ones in buffers of their own."""
 
 # -- Python helpers ------------------------------------------------------------------------------
 
@@ -184,7 +188,7 @@ def _count(x):
     return np.int64(np.rint(x * np.float32(2.0)))
 
 
-@kernel
+@kernel(counted=False)
 def row_ok(obs, b):
     """Are all of row ``b``'s values finite and within :data:`BIG` (else the reference reads
     it)?
@@ -201,7 +205,7 @@ def row_ok(obs, b):
     return bad == 0
 
 
-@kernel
+@kernel(counted=False)
 def read_hand(obs, b, off, hand):
     """53 counts of the piece at ``off`` into ``hand``; False for a negative count."""
     for x in range(NUM_TYPES):
@@ -211,7 +215,7 @@ def read_hand(obs, b, off, hand):
     return True
 
 
-@kernel
+@kernel(counted=False)
 def read_table(obs, b, o_kind, o_cards, o_jok, o_ends, m_slots, table):
     """The table melds of row ``b`` into ``table`` ((slots, 6), zero after them), as
     ``five_hundred_rum_greedy.table_melds`` reads them; -1 where that reading fails (a meld
@@ -260,7 +264,7 @@ def read_table(obs, b, o_kind, o_cards, o_jok, o_ends, m_slots, table):
     return n
 
 
-@kernel
+@kernel(counted=False)
 def one_hot(obs, b, off, n):
     """``argmax`` of a one-hot piece if its largest value is over 0.5, else -1."""
     best = 0
@@ -270,7 +274,7 @@ def one_hot(obs, b, off, n):
     return best if obs[b, off + best] > np.float32(0.5) else -1
 
 
-@kernel
+@kernel(counted=False)
 def arg_max(obs, b, off, n):
     """``np.argmax`` of a piece (the first largest)."""
     best = 0
@@ -286,7 +290,7 @@ def truthy(masks, b, a):
     return masks[b, a] != 0
 
 
-@kernel
+@kernel(counted=False)
 def step_action(steps, q, meld_base, layoff_base, joker_base, m_slots):
     """The action of plan step ``q`` (``FiveHundredRumGreedyAgent._step_action``)."""
     kind = steps[q, 0]
@@ -306,9 +310,9 @@ def allowed(masks, b, a):
 # -- 500 Rum ---------------------------------------------------------------------------------------
 
 
-@kernel
+@kernel(counted=False)
 def _take_nets500(call, hand, table, pile, n_pile, masks, b, prm, vals, low_ace, nets, depths,
-                  hand2, steps, left):  # fmt: skip
+                  hand2, steps, left, work):  # fmt: skip
     """(net, depth) of every legal TAKE_DISCARD (``_take_nets``) into ``nets`` / ``depths``;
     returns how many, or -1 when a take reaches past the pile (the reference decides).
     """
@@ -325,7 +329,8 @@ def _take_nets500(call, hand, table, pile, n_pile, masks, b, prm, vals, low_ace,
         if d + 1 > n_pile:
             return -1
         if base < 0:
-            found, pts, _ = plan_best(hand, table, -1, False, vals, low_ace, nodes, steps, left)
+            found, pts, _ = plan_best_in(work, hand, table, -1, False, vals, low_ace, nodes,
+                                         steps, left)  # fmt: skip
             base = pts if found else 0
         total = 0
         for x in range(NUM_TYPES):
@@ -337,8 +342,8 @@ def _take_nets500(call, hand, table, pile, n_pile, masks, b, prm, vals, low_ace,
             return -1
         oblig = pile[d] if (call or d >= 1 or must) else -1
         oblig_new = new_meld and not call and oblig >= 0
-        found, pts, _ = plan_turn(hand2, table, oblig, oblig_new, vals, low_ace, nodes, steps,
-                                  left)  # fmt: skip
+        found, pts, _ = plan_turn_in(work, hand2, table, oblig, oblig_new, vals, low_ace, nodes,
+                                     steps, left)  # fmt: skip
         if not found:
             continue
         held = 0
@@ -355,7 +360,7 @@ def _take_nets500(call, hand, table, pile, n_pile, masks, b, prm, vals, low_ace,
     return n
 
 
-@kernel
+@kernel(counted=False)
 def _best_take(nets, depths, n, positive):
     """The depth of the largest net (shallowest on ties; only nets > 0 with ``positive``);
     -1 if none.
@@ -369,7 +374,7 @@ def _best_take(nets, depths, n, positive):
     return -1 if best < 0 else depths[best]
 
 
-@kernel
+@kernel(counted=False)
 def _placement_points500(a, hand, table, n_table, prm, vals, low_ace):
     """Points a legal meld or lay-off action scores (``_placement_points``)."""
     if a < prm[K_LAYOFF]:
@@ -456,9 +461,9 @@ def _discard500(obs, b, masks, prm, hand, table, n_table, keep_left, vals, rng, 
     return base + pick
 
 
-@kernel
+@kernel(counted=False)
 def greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps, left,
-                  nets, depths, cands, scores, nxt, pcount, keep):  # fmt: skip
+                  nets, depths, cands, scores, nxt, pcount, keep, work):  # fmt: skip
     """The action of row ``b`` (``FiveHundredRumGreedyAgent.act_reference``), :data:`SKIP`
     for a row left to the reference, :data:`NO_LEGAL` for a mask without a legal action.
     """
@@ -506,7 +511,7 @@ def greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps
     if phase == E5.PH_DRAW or phase == E5.PH_CALL:
         call = phase == E5.PH_CALL
         n = _take_nets500(call, hand, table, pile, n_pile, masks, b, prm, vals, low_ace, nets,
-                          depths, hand2, steps, left)  # fmt: skip
+                          depths, hand2, steps, left, work)  # fmt: skip
         if n < 0:
             return SKIP
         if not call:
@@ -527,8 +532,8 @@ def greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps
     # play
     oblig = one_hot(obs, b, prm[K_OBLIG], NUM_TYPES)
     new_meld = prm[K_NEW] != 0
-    found, _, ns = plan_turn(hand, table, oblig, new_meld and oblig >= 0, vals, low_ace,
-                             prm[K_NODES], steps, left)  # fmt: skip
+    found, _, ns = plan_turn_in(work, hand, table, oblig, new_meld and oblig >= 0, vals,
+                                low_ace, prm[K_NODES], steps, left)  # fmt: skip
     meld_base = prm[K_MELD]
     layoff_base = prm[K_LAYOFF]
     joker_base = prm[K_JOKER]
@@ -598,16 +603,18 @@ def scratch500(prm):
         np.empty(prm[K_D], np.int64), np.empty((MAX_STEPS, 3), np.int64),
         np.empty(e, np.int64), np.empty(prm[K_D], np.int64), np.empty(prm[K_D], np.int64),
         np.empty(e, np.int64), np.empty(e, np.int64), np.empty(e, np.int64),
-        np.empty(e, np.int64), np.empty(e, np.int64),
+        np.empty(e, np.int64), np.empty(e, np.int64), plan_work(WORK_CARDS, prm[K_M]),
     )  # fmt: skip
 
 
 @kernel(inline="always")
 def greedy500_scratch(obs, masks, b, prm, vals, rng, scratch):
     """:func:`greedy500_row` with the buffers of :func:`scratch500`."""
-    hand, hand2, table, pile, steps, left, nets, depths, cands, scores, nxt, pcount, keep = scratch
+    hand, hand2, table, pile, steps, left, nets, depths, cands, scores, nxt, pcount, keep, work = (
+        scratch
+    )
     return greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps, left,
-                         nets, depths, cands, scores, nxt, pcount, keep)  # fmt: skip
+                         nets, depths, cands, scores, nxt, pcount, keep, work)  # fmt: skip
 
 
 @kernel
@@ -703,7 +710,7 @@ def params51(
     return p
 
 
-@kernel
+@kernel(counted=False)
 def retrieve_card(table, m, k):
     """Natural that takes a joker's place in table row ``m`` at run position / group suit
     ``k`` (-1: none), as ``rummy51_greedy.retrieve_card``.
@@ -725,7 +732,7 @@ def retrieve_card(table, m, k):
     return key * 13 + (0 if k == 13 else k)
 
 
-@kernel
+@kernel(counted=False)
 def can_retrieve(table, n_table, c):
     """Can natural ``c`` take a joker's place in some table meld (``rummy51_greedy``)?"""
     if c >= 52:
@@ -746,7 +753,7 @@ def can_retrieve(table, n_table, c):
     return False
 
 
-@kernel
+@kernel(counted=False)
 def _laid51(obs, b, prm, opened):
     """Opening points laid this turn (``_plan``: 0 once opened)."""
     if opened:
@@ -755,25 +762,26 @@ def _laid51(obs, b, prm, opened):
     return np.int64(np.rint(np.float64(obs[b, prm[R_OPTS]]) * np.float64(thr)))
 
 
-@kernel
+@kernel(counted=False)
 def _plan51(obs, b, prm, opened, hand, table, taken, oblig, steps, left, pbuf):
     """``Rummy51GreedyAgent._plan``: (found, penalty removed, steps); ``pbuf``: the planner's
-    memo (:func:`~rummy_agents.planner_kernels.plan51_memo`).
+    memo and search buffers (:func:`~rummy_agents.planner_kernels.plan51_memo`,
+    :func:`~rummy_agents.planner_kernels.plan_work`).
     """
     laid = _laid51(obs, b, prm, opened)
-    return plan_best51_memo(pbuf, hand, table, opened, prm[R_THRESH] - laid,
+    return plan_best51_memo(pbuf[0], hand, table, opened, prm[R_THRESH] - laid,
                             laid > 0 or oblig >= 0, oblig, taken, True, prm[R_NODES], steps,
-                            left)  # fmt: skip
+                            left, pbuf[1])  # fmt: skip
 
 
-@kernel
+@kernel(counted=False)
 def _free51(hand, taken, empty, prm, steps, left, pbuf):
     """``Rummy51GreedyAgent._free``: the free arrangement (new melds only, no threshold)."""
-    return plan_best51_memo(pbuf, hand, empty, False, 0, False, -1, taken, False, prm[R_NODES],
-                            steps, left)  # fmt: skip
+    return plan_best51_memo(pbuf[0], hand, empty, False, 0, False, -1, taken, False,
+                            prm[R_NODES], steps, left, pbuf[1])  # fmt: skip
 
 
-@kernel
+@kernel(counted=False)
 def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, left, pbuf):
     """Is the top discard ``d`` worth taking (``_wants``)?"""
     for x in range(NUM_TYPES):
@@ -796,13 +804,13 @@ def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, 
     return g0 and g1 and w1 - w0 >= need
 
 
-@kernel
+@kernel(counted=False)
 def _others51(obs, b, prm, i):
     """Is seat-relative player ``i`` still in the hand (not eliminated)?"""
     return obs[b, prm[R_ELIM] + i] < np.float32(0.5)
 
 
-@kernel
+@kernel(counted=False)
 def _holding51(obs, b, prm, opened, oblig):
     """``_holding``: do the options keep this turn's new melds in hand?"""
     k = prm[R_HOLD] if opened else prm[R_HOLD_OPEN]
@@ -817,7 +825,7 @@ def _holding51(obs, b, prm, opened, oblig):
     return True
 
 
-@kernel
+@kernel(counted=False)
 def _placement_gain51(a, hand, prm):
     """Penalty a legal meld or lay-off action removes from the hand (``_placement_gain``)."""
     if a < prm[R_LAYOFF]:
@@ -841,7 +849,7 @@ def _placement_gain51(a, hand, prm):
     return 25
 
 
-@kernel
+@kernel(counted=False)
 def _tier51(c, hand, prot, nxt, table, n_table):
     """``_tier``: 0 safe and loose .. 4 a joker."""
     if c == JOKER:
@@ -934,7 +942,7 @@ def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, step
     return base + pick
 
 
-@kernel
+@kernel(counted=False)
 def _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2, n_table, taken,
                       steps, left, pbuf):  # fmt: skip
     """``_best_retrieval``: the legal retrieval after which the plan removes the most;
@@ -976,7 +984,7 @@ def _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2, n_
     return best
 
 
-@kernel
+@kernel(counted=False)
 def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left,
                  prot, nxt, cands, keys, pbuf):  # fmt: skip
     """The action of row ``b`` (``Rummy51GreedyAgent.act_reference``), :data:`SKIP` for a row
@@ -1073,7 +1081,7 @@ def scratch51(prm, na):
         np.zeros((prm[R_M], 6), np.int64), np.zeros((1, 6), np.int64),
         np.empty((MAX_STEPS, 3), np.int64), np.empty(e, np.int64), np.empty(e, np.int64),
         np.empty(e, np.int64), np.empty(na, np.int64), np.empty((na, 3), np.int64),
-        plan51_memo(prm[R_M], MEMO51_CARDS),
+        (plan51_memo(prm[R_M], MEMO51_CARDS), plan_work(WORK_CARDS, prm[R_M])),
     )  # fmt: skip
 
 

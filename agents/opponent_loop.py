@@ -348,7 +348,7 @@ def seed_rows(streams, rows, gens):
         seed_agents(streams, rows[j], gens)
 
 
-@kernel(inline="always")
+@kernel(counted=False)
 def _play_game(states, i, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
                learner, actions, rewards, term, trunc, final_obs, final_info, final_seat,
                started, policy, gens, scratch, work, saved):  # fmt: skip
@@ -369,10 +369,12 @@ def _play_game(states, i, cfg, tables, masks, obs, na, seat, acted, streams, fix
             return DONE, 0, 0
         slot = cur - 1 if cur > s else cur
         gen = gens[i, slot]
-        saved[:] = gen
+        for k in range(saved.shape[0]):  # (element by element: uncounted code cannot copy)
+            saved[k] = gen[k]
         a = policy_decide(policy, obs, masks, i, na, gen, scratch)
         if a == FALLBACK:
-            gen[:] = saved  # the reference draws as if the kernel had not tried
+            for k in range(saved.shape[0]):  # the reference draws as if the kernel had not tried
+                gen[k] = saved[k]
             return REFERENCE, slot, a
         if a < 0 or a >= na or masks[i, a] != 1:
             return ILLEGAL, slot, a

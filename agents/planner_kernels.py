@@ -98,7 +98,7 @@ def _bits(x):
     return n
 
 
-@kernel
+@kernel(counted=False)
 def fit_natural_at(kind, key, lo, hi, nat, jok, c):
     """:func:`fit_natural` of a meld given by its six fields (no array: a call that passes
     one costs an atomic reference count up and down, in the lay-off pass's inner loop).
@@ -122,14 +122,14 @@ def fit_natural_at(kind, key, lo, hi, nat, jok, c):
     return -1
 
 
-@kernel
+@kernel(counted=False)
 def fit_natural(melds, k, c):
     """Where natural ``c`` lays off on meld row ``k`` (-1: nowhere; 14: a group)."""
     return fit_natural_at(melds[k, 0], melds[k, 1], melds[k, 2], melds[k, 3], melds[k, 4],
                           melds[k, 5], c)  # fmt: skip
 
 
-@kernel
+@kernel(counted=False)
 def fit_joker(melds, k, e):
     """Where a joker lays off on meld row ``k`` at end ``e`` (0 group / low, 1 high); -1 none."""
     lo = melds[k, 2]
@@ -141,7 +141,7 @@ def fit_joker(melds, k, e):
     return -1 if hi == 13 or (hi == 12 and lo == 0) else hi + 1
 
 
-@kernel
+@kernel(counted=False)
 def place(melds, k, c, pos):
     """Put card ``c`` into meld row ``k`` at run position ``pos`` (a group ignores it)."""
     if melds[k, 0] == 1:
@@ -158,7 +158,7 @@ def place(melds, k, c, pos):
     melds[k, 3] = max(melds[k, 3], pos)
 
 
-@kernel
+@kernel(counted=False)
 def joker_spot(melds, nm, left):
     """(row, end, position) of the next joker lay-off: the first spot after which a leftover
     natural fits, else the first spot; row -1 if there is none.
@@ -185,7 +185,7 @@ def joker_spot(melds, nm, left):
 # -- the search ----------------------------------------------------------------------------------
 
 
-@kernel
+@kernel(counted=False)
 def _window_jokers(s, lo, hi, avail, skipped):
     """Jokers a run of suit ``s`` on ``lo..hi`` needs; 99 when it would take a card the search
     left in hand (the engine takes every natural the hand holds).
@@ -200,7 +200,7 @@ def _window_jokers(s, lo, hi, avail, skipped):
     return j
 
 
-@kernel
+@kernel(counted=False)
 def node_templates(c, avail, skipped, tb, start, vals, low_ace):
     """The templates holding the lowest card ``c``, in ``MeldPlanner._templates_with``'s order,
     as rows of ``tb`` from ``start`` (t, jokers, points, value of the cards, meld); returns how
@@ -282,7 +282,7 @@ def node_templates(c, avail, skipped, tb, start, vals, low_ace):
     return n - start
 
 
-@kernel
+@kernel(counted=False)
 def take_template(tb, row, avail, sign, oblig):
     """Move the cards of template row ``row`` out of (``sign`` -1) or back into (+1) ``avail``;
     returns whether the meld holds the card ``oblig``.
@@ -307,7 +307,7 @@ def take_template(tb, row, avail, sign, oblig):
     return hit
 
 
-@kernel
+@kernel(counted=False)
 def lay_off(melds, nm, left, steps, ns, pts, sat, oblig, oblig_new, vals, low_ace):
     """The leaf's greedy lay-off pass (``MeldPlanner._leaf``): every leftover natural onto the
     first meld row it fits, then one joker, repeated while anything fits; appends the steps
@@ -354,6 +354,70 @@ def lay_off(melds, nm, left, steps, ns, pts, sat, oblig, oblig_new, vals, low_ac
 
 
 @kernel
+def plan_work(cards, slots):
+    """The buffers of a plan search (:func:`plan_best_in`, :func:`plan_best51_in`) of a hand
+    of up to ``cards`` naturals on a table of up to ``slots`` melds; kept from call to call
+    (an agent's scratch) so that a search allocates nothing.
+
+    Returns:
+        (frames (8, cards + 1): per depth the card, first template row, templates, next
+        branch, penalty removed, points, obligation met, then the new melds' templates;
+        the templates (rows, :data:`TPL_FIELDS`); the new melds (cards + 1, 6); the melds of
+        a leaf (slots + cards + 1, 6); a leaf's steps (:data:`MAX_HAND` + 1, 3); the counts
+        (3, 53): available, left in hand by the search, left by the plan).
+    """
+    cap = cards + 1
+    return (
+        np.empty((8, cap), np.int64),
+        np.empty((cap * MAX_TEMPLATES, TPL_FIELDS), np.int64),
+        np.empty((cap, 6), np.int64),
+        np.empty((slots + cap, 6), np.int64),
+        np.empty((MAX_HAND + 1, 3), np.int64),
+        np.empty((3, NUM_TYPES), np.int64),
+    )
+
+
+@kernel(inline="always")
+def work_fits(work, hand, n_table, out_steps):
+    """Can the search of ``hand`` on a table of ``n_table`` melds run in ``work`` (and are
+    the arguments ones the search accepts: counts >= 0, ``out_steps`` a row per card)?
+    """
+    total = 0
+    naturals = 0
+    for x in range(NUM_TYPES):
+        if hand[x] < 0:
+            return False
+        total += hand[x]
+        if x < JOKER:
+            naturals += hand[x]
+    cap = naturals + 1
+    return (
+        cap <= work[0].shape[1]
+        and n_table + cap <= work[3].shape[0]
+        and total + 1 <= work[4].shape[0]
+        and out_steps.shape[0] >= total
+    )
+
+
+@kernel
+def _checked_naturals(hand, out_steps):
+    """The naturals of ``hand``; ``ValueError`` for a negative count or ``out_steps`` with
+    fewer rows than the hand has cards.
+    """
+    total = 0
+    naturals = 0
+    for x in range(NUM_TYPES):
+        if hand[x] < 0:  # a malformed hand: the search's buffers would be sized wrong
+            raise ValueError("hand counts must be >= 0")
+        total += hand[x]
+        if x < JOKER:
+            naturals += hand[x]
+    if out_steps.shape[0] < total:
+        raise ValueError("out_steps has fewer rows than the hand has cards")
+    return naturals
+
+
+@kernel(counted=False)
 def table_size(table):
     """Melds of a table array: the slots before the first empty one (kind 0)."""
     n = 0
@@ -383,35 +447,39 @@ def plan_best(hand, table, oblig, oblig_new, vals, low_ace, node_limit, out_step
         outputs are then untouched).
     """
     n_table = table_size(table)
-    avail = np.zeros(NUM_TYPES, np.int64)
-    skipped = np.zeros(NUM_TYPES, np.int64)
-    total = 0
-    naturals = 0
+    naturals = _checked_naturals(hand, out_steps)
+    work = plan_work(naturals, n_table)
+    return _best_search(work, hand, table, n_table, oblig, oblig_new, vals, low_ace, node_limit,
+                        out_steps, out_left)  # fmt: skip
+
+
+@kernel(counted=False)
+def plan_best_in(work, hand, table, oblig, oblig_new, vals, low_ace, node_limit, out_steps,
+                 out_left):  # fmt: skip
+    """:func:`plan_best` in the buffers ``work`` (:func:`plan_work`), kept from call to call;
+    a position beyond them, or arguments :func:`plan_best` refuses, go to it.
+    """
+    n_table = table_size(table)
+    if not work_fits(work, hand, n_table, out_steps):
+        return plan_best(hand, table, oblig, oblig_new, vals, low_ace, node_limit, out_steps,
+                         out_left)  # fmt: skip
+    return _best_search(work, hand, table, n_table, oblig, oblig_new, vals, low_ace, node_limit,
+                        out_steps, out_left)  # fmt: skip
+
+
+@kernel(counted=False)
+def _best_search(work, hand, table, n_table, oblig, oblig_new, vals, low_ace, node_limit,
+                 out_steps, out_left):  # fmt: skip
+    """The search of :func:`plan_best` in ``work``, large enough for the position."""
+    frames, tb, new, melds, steps, counts = work
+    fr_c, fr_start, fr_n, fr_i = frames[0], frames[1], frames[2], frames[3]
+    fr_pts, fr_sat, new_t = frames[5], frames[6], frames[7]
+    avail, skipped, left = counts[0], counts[1], counts[2]
     rest = 0  # value of the cards not in a new meld: the bound's "melding every card left"
     for x in range(NUM_TYPES):
-        if hand[x] < 0:  # a malformed hand: the frame arrays below would be sized wrong
-            raise ValueError("hand counts must be >= 0")
         avail[x] = hand[x]
-        total += hand[x]
+        skipped[x] = 0
         rest += vals[x] * hand[x]
-        if x < JOKER:
-            naturals += hand[x]
-    if out_steps.shape[0] < total:
-        raise ValueError("out_steps has fewer rows than the hand has cards")
-    # a frame per node on the path: each branch takes its lowest natural out of avail
-    cap = naturals + 1
-    fr_c = np.empty(cap, np.int64)
-    fr_start = np.empty(cap, np.int64)
-    fr_n = np.empty(cap, np.int64)
-    fr_i = np.empty(cap, np.int64)
-    fr_pts = np.empty(cap, np.int64)
-    fr_sat = np.empty(cap, np.bool_)
-    tb = np.empty((cap * MAX_TEMPLATES, TPL_FIELDS), np.int64)
-    new = np.empty((cap, 6), np.int64)
-    new_t = np.empty(cap, np.int64)
-    melds = np.empty((n_table + cap, 6), np.int64)
-    left = np.empty(NUM_TYPES, np.int64)
-    steps = np.empty((total + 1, 3), np.int64)
     nodes = 0
     depth = 0
     n_new = 0
@@ -489,12 +557,12 @@ def plan_best(hand, table, oblig, oblig_new, vals, low_ace, node_limit, out_step
             n_new += 1
             rest -= tb[row, 3]
             call_pts = fr_pts[f] + tb[row, 2]
-            call_sat = fr_sat[f] or hit
+            call_sat = fr_sat[f] != 0 or hit
         else:  # c stays in hand (it may still be laid off)
             avail[c] -= 1
             skipped[c] += 1
             call_pts = fr_pts[f]
-            call_sat = fr_sat[f]
+            call_sat = fr_sat[f] != 0
         call = True
         call_from = c
     return found, best_pts, best_n
@@ -510,6 +578,18 @@ def plan_turn(hand, table, oblig, oblig_new, vals, low_ace, node_limit, out_step
     if not found and oblig_new:
         found, pts, ns = plan_best(hand, table, oblig, False, vals, low_ace, node_limit,
                                    out_steps, out_left)  # fmt: skip
+    return found, pts, ns
+
+
+@kernel(counted=False)
+def plan_turn_in(work, hand, table, oblig, oblig_new, vals, low_ace, node_limit, out_steps,
+                 out_left):  # fmt: skip
+    """:func:`plan_turn` in the buffers ``work`` (:func:`plan_best_in`)."""
+    found, pts, ns = plan_best_in(work, hand, table, oblig, oblig_new, vals, low_ace, node_limit,
+                                  out_steps, out_left)  # fmt: skip
+    if not found and oblig_new:
+        found, pts, ns = plan_best_in(work, hand, table, oblig, False, vals, low_ace, node_limit,
+                                      out_steps, out_left)  # fmt: skip
     return found, pts, ns
 
 
@@ -551,7 +631,7 @@ def discardable(left, hand0, taken):
     return False
 
 
-@kernel
+@kernel(counted=False)
 def lay_off51(melds, nm, left, steps, ns, removed, hand0, taken):
     """``Rummy51Planner._lay_off``: the lay-off pass keeping a card to discard; returns
     (penalty removed, steps).
@@ -616,35 +696,44 @@ def plan_best51(hand, table, opened, need, must_open, oblig, taken, layoffs, nod
         (found, penalty removed, steps), as :func:`plan_best`.
     """
     n_table = table_size(table)
+    naturals = _checked_naturals(hand, out_steps)
+    work = plan_work(naturals, n_table)
+    return _best51_search(work, hand, table, n_table, opened, need, must_open, oblig, taken,
+                          layoffs, node_limit, out_steps, out_left)  # fmt: skip
+
+
+@kernel(counted=False)
+def plan_best51_in(work, hand, table, opened, need, must_open, oblig, taken, layoffs,
+                   node_limit, out_steps, out_left):  # fmt: skip
+    """:func:`plan_best51` in the buffers ``work`` (:func:`plan_work`), kept from call to
+    call; a position beyond them, or arguments :func:`plan_best51` refuses, go to it.
+    """
+    n_table = table_size(table)
+    if not work_fits(work, hand, n_table, out_steps):
+        return plan_best51(hand, table, opened, need, must_open, oblig, taken, layoffs,
+                           node_limit, out_steps, out_left)  # fmt: skip
+    return _best51_search(work, hand, table, n_table, opened, need, must_open, oblig, taken,
+                          layoffs, node_limit, out_steps, out_left)  # fmt: skip
+
+
+NO_VALUES = np.zeros(NUM_TYPES, np.int64)
+"""Card values of :func:`node_templates` for the Rummy 51 search (it does not read the
+templates' points)."""
+
+
+@kernel(counted=False)
+def _best51_search(work, hand, table, n_table, opened, need, must_open, oblig, taken, layoffs,
+                   node_limit, out_steps, out_left):  # fmt: skip
+    """The search of :func:`plan_best51` in ``work``, large enough for the position."""
+    frames, tb, new, melds, steps, counts = work
+    fr_c, fr_start, fr_n, fr_i = frames[0], frames[1], frames[2], frames[3]
+    fr_removed, fr_pts, fr_sat, new_t = frames[4], frames[5], frames[6], frames[7]
+    avail, skipped, left = counts[0], counts[1], counts[2]
+    vals = NO_VALUES
     need = 0 if opened else need
-    avail = np.zeros(NUM_TYPES, np.int64)
-    skipped = np.zeros(NUM_TYPES, np.int64)
-    total = 0
-    naturals = 0
     for x in range(NUM_TYPES):
-        if hand[x] < 0:  # a malformed hand: the frame arrays below would be sized wrong
-            raise ValueError("hand counts must be >= 0")
         avail[x] = hand[x]
-        total += hand[x]
-        if x < JOKER:
-            naturals += hand[x]
-    if out_steps.shape[0] < total:
-        raise ValueError("out_steps has fewer rows than the hand has cards")
-    cap = naturals + 1
-    fr_c = np.empty(cap, np.int64)
-    fr_start = np.empty(cap, np.int64)
-    fr_n = np.empty(cap, np.int64)
-    fr_i = np.empty(cap, np.int64)
-    fr_removed = np.empty(cap, np.int64)
-    fr_pts = np.empty(cap, np.int64)
-    fr_sat = np.empty(cap, np.bool_)
-    tb = np.empty((cap * MAX_TEMPLATES, TPL_FIELDS), np.int64)
-    new = np.empty((cap, 6), np.int64)
-    new_t = np.empty(cap, np.int64)
-    melds = np.empty((n_table + cap, 6), np.int64)
-    left = np.empty(NUM_TYPES, np.int64)
-    steps = np.empty((total + 1, 3), np.int64)
-    vals = np.zeros(NUM_TYPES, np.int64)  # the templates' points are not used here
+        skipped[x] = 0
     nodes = 0
     depth = 0
     n_new = 0
@@ -741,7 +830,7 @@ def plan_best51(hand, table, opened, need, must_open, oblig, taken, layoffs, nod
                 new[n_new, q] = tb[row, 4 + q]
             t = tb[row, 0]
             new_t[n_new] = t
-            if hit and not fr_sat[f]:
+            if hit and fr_sat[f] == 0:
                 front = n_new
             n_new += 1
             gain = PENALTY51[JOKER] * tb[row, 1]
@@ -757,13 +846,13 @@ def plan_best51(hand, table, opened, need, must_open, oblig, taken, layoffs, nod
                         gain += PENALTY51[_pos_card(key, pos)]
             call_removed = fr_removed[f] + gain
             call_pts = fr_pts[f] + TPL_VAL51[t]
-            call_sat = fr_sat[f] or hit
+            call_sat = fr_sat[f] != 0 or hit
         else:
             avail[c] -= 1
             skipped[c] += 1
             call_removed = fr_removed[f]
             call_pts = fr_pts[f]
-            call_sat = fr_sat[f]
+            call_sat = fr_sat[f] != 0
         call = True
         call_from = c
     return found, best, best_n
@@ -805,14 +894,14 @@ def _hand_hash(hand):
     return h & 0x7FFFFFFFFFFFFFFF
 
 
-@kernel
+@kernel(counted=False)
 def plan_best51_memo(memo, hand, table, opened, need, must_open, oblig, taken, layoffs,
-                     node_limit, out_steps, out_left):  # fmt: skip
+                     node_limit, out_steps, out_left, work=None):  # fmt: skip
     """:func:`plan_best51` (the same results, outputs and errors), answered from ``memo``
     (:func:`plan51_memo`) when the same arguments were planned lately. The memo is keyed on
     every input of the search (the hand, the table's melds, the flags, ``need`` as the search
     reads it, the owed and taken cards, the node limit), so a hit is the plan the search would
-    find.
+    find. A miss searches in the buffers ``work`` (:func:`plan_work`) if given.
     """
     n_table = table_size(table)
     total = 0
@@ -850,8 +939,13 @@ def plan_best51_memo(memo, hand, table, opened, need, must_open, oblig, taken, l
             for x in range(NUM_TYPES):
                 out_left[x] = row[M_LEFT + x]
         return found, row[M_BEST], row[M_NS]
-    found, best, ns = plan_best51(hand, table, opened, need, must_open, oblig, taken, layoffs,
-                                  node_limit, out_steps, out_left)  # fmt: skip
+    if work is None:
+        found, best, ns = plan_best51(hand, table, opened, need, must_open, oblig, taken,
+                                      layoffs, node_limit, out_steps, out_left)  # fmt: skip
+    else:
+        found, best, ns = plan_best51_in(work, hand, table, opened, need, must_open, oblig,
+                                         taken, layoffs, node_limit, out_steps,
+                                         out_left)  # fmt: skip
     e = memo[0, 2] + 1
     memo[0, 2] = e % MEMO51
     row = memo[e]
@@ -1055,9 +1149,13 @@ __all__ = [
     "card_values",
     "plan_batch",
     "plan_best",
+    "plan_best_in",
     "plan51_memo",
     "plan_best51",
+    "plan_best51_in",
     "plan_best51_memo",
     "plan_turn",
+    "plan_turn_in",
+    "plan_work",
     "table_array",
 ]

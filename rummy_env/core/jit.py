@@ -84,10 +84,38 @@ class KernelCache(FunctionCache):
             tier.save(self._index_key(sig, data.codegen), self._impl.reduce(data))
 
 
+def holds_counted(t: types.Type) -> bool:
+    """Does a value of type ``t`` carry a reference-counted object (an array, a list, a
+    dict, a string ...), itself or inside a tuple or a record of them?
+    """
+    if isinstance(t, types.BaseTuple):
+        members: tuple[types.Type, ...] = t.types  # type: ignore[attr-defined]  # (numba stubs)
+        return any(holds_counted(x) for x in members)
+    if isinstance(t, types.Optional):
+        return holds_counted(t.type)
+    return isinstance(t, (types.Buffer, types.Container, types.UnicodeType, types.DictType))
+
+
 class KernelDispatcher(CPUDispatcher):
     """numba's CPU dispatcher, compiling calls from compiled code for ``widen``-ed types, and
     caching with ``KernelCache``.
     """
+
+    counted = True
+    """False for a kernel compiled without reference counting (``kernel(counted=False)``)."""
+
+    def add_overload(self, cres: Any) -> None:
+        """Register a compiled or cached specialisation (numba's hook). An uncounted kernel
+        returning an array (a view of an argument, say) would hand its caller a reference
+        never taken, which the caller then drops: refused.
+        """
+        rt = cres.signature.return_type
+        if not self.counted and holds_counted(rt):
+            raise TypeError(
+                f"{self.py_func.__qualname__} is compiled with counted=False but returns {rt}:"
+                " an uncounted kernel may return only scalars and tuples of them"
+            )
+        super().add_overload(cres)
 
     def enable_caching(self) -> None:
         """Cache on disk (numba's hook), with the prebuilt tier behind numba's cache."""
@@ -101,11 +129,22 @@ class KernelDispatcher(CPUDispatcher):
         return super().get_call_template(args, kws)
 
 
-def kernel(fn: F | None = None, *, inline: str = "never", parallel: bool = False) -> Any:
+def kernel(
+    fn: F | None = None, *, inline: str = "never", parallel: bool = False, counted: bool = True
+) -> Any:
     """Compile ``fn`` in nopython mode, cached on disk, with ``widen``-ed callee types.
 
     Use as ``@kernel``, ``@kernel(inline="always")`` (numba inlines the function's IR into
-    each caller: for tiny helpers) or ``@kernel(parallel=True)``.
+    each caller: for tiny helpers), ``@kernel(parallel=True)`` or ``@kernel(counted=False)``.
+
+    ``counted=False`` compiles the function without numba's runtime (``_nrt=False``): no atomic
+    reference count is taken and dropped for each array it is passed, slices, or passes on
+    (numba counts every array argument at a function's entry and exit and every view it makes;
+    in the search kernels that was a fifth of the time). The function may then not allocate
+    (a compile error) nor return an array (refused at compile time, ``holds_counted``), and
+    must not keep the result of a callee that returns one (it would never be released); the
+    arrays it is passed outlive the call, held by its caller. For the hot loops over buffers
+    their callers allocate.
     """
 
     def wrap(f: F) -> F:
@@ -114,7 +153,11 @@ def kernel(fn: F | None = None, *, inline: str = "never", parallel: bool = False
         options: dict[str, Any] = {"nopython": True, "inline": inline}
         if parallel:
             options["parallel"] = True
+        # set either way: a callee left unset inherits its first caller's setting (numba's
+        # ConfigStack), and an uncounted caller would compile it without the runtime
+        options["_nrt"] = counted
         disp = KernelDispatcher(py_func=f, locals={}, targetoptions=options)
+        disp.counted = counted
         disp.enable_caching()
         return disp  # type: ignore[return-value]
 
@@ -155,4 +198,12 @@ def record_compiles(names: list[str], prefix: str = "") -> None:
     event.register("numba:compile", Recorder())
 
 
-__all__ = ["KernelCache", "KernelDispatcher", "entry_point", "kernel", "record_compiles", "widen"]
+__all__ = [
+    "KernelCache",
+    "KernelDispatcher",
+    "entry_point",
+    "holds_counted",
+    "kernel",
+    "record_compiles",
+    "widen",
+]

@@ -30,7 +30,7 @@ from rummy_env.core.jit import kernel
 from rummy_env.core.rng import randint_at
 
 
-@kernel
+@kernel(counted=False)
 def advance_game(states, i, a, cfg, tables, masks, obs, work, seat, acted, streams, fixed_seat,
                  rewards, term, trunc, final_obs, final_info, final_seat, started):  # fmt: skip
     """Apply legal action ``a`` in game ``i`` and do the env's bookkeeping (module docstring).

@@ -331,7 +331,7 @@ def _points_bound(h, ct, cj, d, nf) -> int:
     return bound + extra + 11 * jk
 
 
-@kernel
+@kernel(inline="always")
 def _enter(h, kept, lv, d, ws) -> int:
     """Set up search level ``d``: 1 if its position already ends the turn, else 0 (and the
     candidate templates for its pivot are listed, or the level is marked exhausted).
@@ -394,7 +394,7 @@ def _enter(h, kept, lv, d, ws) -> int:
     return 0
 
 
-@kernel
+@kernel(inline="always")
 def _dominated(ws, d, k, nf, tval) -> bool:
     """Is candidate ``k`` of level ``d`` dominated: another candidate takes the same naturals
     and as many jokers for more points (or as many, listed first)? Such melds leave the same
@@ -410,7 +410,7 @@ def _dominated(ws, d, k, nf, tval) -> bool:
     return False
 
 
-@kernel
+@kernel(counted=False)
 def _reach(h, kept, need, must, taken, owed, room, swap, ws) -> bool:
     """Exact search: can disjoint new melds from ``h`` be laid so that they are worth at least
     ``need`` points, include card ``must`` (-1: none) and take ``owed`` jokers (directly or by
@@ -495,7 +495,7 @@ def _reach(h, kept, need, must, taken, owed, room, swap, ws) -> bool:
         d -= 1
 
 
-@kernel
+@kernel(counted=False)
 def opening_reachable(h, need, taken, room, ws) -> bool:
     """Can new melds from hand ``h`` worth at least ``need`` points be laid with a legal
     discard left (``taken``: the card taken from the pile this turn, -1: none; ``room``: jokers
@@ -583,7 +583,7 @@ def undo_retrieve(rec, cfg, p, m, k, c, kn_c, kn_j):
 # -- turn completion ------------------------------------------------------------------------
 
 
-@kernel
+@kernel(counted=False)
 def turn_completable(rec, cfg, p, ws) -> bool:
     """Can player ``p`` still finish the current turn legally (with a discard) from here?"""
     h = rec.hands[p]
@@ -879,7 +879,7 @@ def apply_action(rec, cfg, tables, a, mask, work):
     return False
 
 
-@kernel
+@kernel(counted=False)
 def _draw_mask(rec, cfg, p, out, ws):
     out[0] = 1
     if rec.pile_n < 1 or rec.pile_draws >= cfg[C_MAX_PILE]:
@@ -896,7 +896,7 @@ def _draw_mask(rec, cfg, p, out, ws):
     out[1] = 1
 
 
-@kernel
+@kernel(counted=False)
 def _play_mask(rec, cfg, p, out, ws):
     kinds, ta, tb, tc, twin = TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN
     hand = rec.hands[p]
@@ -992,7 +992,7 @@ def _play_mask(rec, cfg, p, out, ws):
             out[cfg[C_DISCARD] + c] = 1
 
 
-@kernel
+@kernel(counted=False)
 def legal_mask(rec, cfg, tables, out, ws):
     """Write the exact legal-action mask of the player to act into ``out``."""
     out[:] = 0
@@ -1008,7 +1008,7 @@ def legal_mask(rec, cfg, tables, out, ws):
 # -- observations ---------------------------------------------------------------------------
 
 
-@kernel
+@kernel(counted=False)
 def write_obs(rec, cfg, p, out):
     """Player ``p``'s observation (seat-relative; nothing hidden from ``p``)."""
     out[:] = 0.0
