@@ -179,3 +179,95 @@ def test_kept_buffers_raise_as_the_search() -> None:
             fn(work, bad, *args, np.zeros((10, 3), np.int64), left)
         with pytest.raises(ValueError, match="out_steps has fewer rows"):
             fn(work, hand, *args, np.zeros((2, 3), np.int64), left)
+
+
+# -- Gin Rummy's lay-off and arrangement helpers (bit arithmetic instead of card loops) ---------
+
+
+def _bits(mask: int) -> list[int]:
+    return [c for c in range(52) if mask >> c & 1]
+
+
+def _is_group_ref(m: int) -> bool:
+    r = (_bits(m) or [12])[0] % 13
+    return all(c % 13 == r for c in _bits(m))
+
+
+def _fits_ref(card: int, m: int) -> int:
+    if m >> card & 1:
+        return 0
+    lo = _bits(m)[0]
+    if _is_group_ref(m):
+        return 1 if len(_bits(m)) == 3 and card % 13 == lo % 13 else 0
+    hi = _bits(m)[-1]
+    if card // 13 != lo // 13:
+        return 0
+    if (card == lo - 1 and lo % 13 > 0) or (card == hi + 1 and hi % 13 < 12):
+        return 2
+    return 0
+
+
+def _closure_ref(rem: int, slots: list[int]) -> tuple[int, list[int]]:
+    local = list(slots)
+    laid = 0
+    changed = True
+    while changed:
+        changed = False
+        for c in range(52):
+            if not rem >> c & 1 or laid >> c & 1:
+                continue
+            target = -1
+            for k, m in enumerate(local):
+                f = _fits_ref(c, m)
+                if f == 2:
+                    target = k
+                    break
+                if f == 1 and target < 0:
+                    target = k
+            if target >= 0:
+                local[target] |= 1 << c
+                laid |= 1 << c
+                changed = True
+    return laid, local
+
+
+@st.composite
+def gin_melds(draw: st.DrawFn) -> int:
+    """A group of 3-4 cards of one rank or a run of 3-10 cards of one suit."""
+    if draw(st.booleans()):
+        r = draw(st.integers(0, 12))
+        suits = draw(st.sets(st.integers(0, 3), min_size=3, max_size=4))
+        return sum(1 << (13 * s + r) for s in suits)
+    s = draw(st.integers(0, 3))
+    n = draw(st.integers(3, 10))
+    lo = draw(st.integers(0, 13 - n))
+    return sum(1 << (13 * s + r) for r in range(lo, lo + n))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    slots=st.lists(gin_melds(), min_size=0, max_size=3),
+    rem=st.integers(0, (1 << 52) - 1),
+    sparse=st.integers(0, 3),
+)
+def test_gin_closure_layoff_is_the_card_loop(slots: list[int], rem: int, sparse: int) -> None:
+    from rummy_env.rules.gin_rummy import kernels as K
+
+    for _ in range(sparse):  # fewer cards left, as after a knock
+        rem &= rem >> 7
+    held = 0
+    for m in slots:
+        held |= m
+    rem &= ~held
+    arr = np.zeros(3, np.uint64)
+    arr[: len(slots)] = slots
+    laid, local = _closure_ref(rem, slots)
+    assert int(K.closure_layoff(np.uint64(rem), arr, len(slots), False)) == laid
+    assert arr[: len(slots)].tolist() == slots  # not applied
+    assert int(K.closure_layoff(np.uint64(rem), arr, len(slots), True)) == laid
+    assert arr[: len(slots)].tolist() == local
+    for m in slots:
+        assert bool(K.is_group(np.uint64(m))) == _is_group_ref(m)
+        assert int(K.highest(np.uint64(m))) == _bits(m)[-1]
+        for c in range(52):
+            assert int(K.fits(c, np.uint64(m))) == _fits_ref(c, m)

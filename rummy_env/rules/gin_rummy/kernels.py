@@ -83,6 +83,8 @@ OUT_DEAD = E.OUT_DEAD
 
 _U1 = np.uint64(1)
 _U0 = np.uint64(0)
+_ALL52 = np.uint64((1 << 52) - 1)
+_RANK_CARDS = np.uint64(1 | 1 << 13 | 1 << 26 | 1 << 39)  # the four cards of rank 0
 _STOCK_START = 31  # 52 - 21 dealt cards
 
 # Global tables, passed explicitly so numba treats them as arrays (not frozen constants).
@@ -107,14 +109,17 @@ def lowest(mask) -> int:
     return popcount((mask & (~mask + _U1)) - _U1)
 
 
-@kernel
+@kernel(inline="always")
 def highest(mask) -> int:
-    """Index of the highest set bit (mask must be non-zero)."""
-    h = 0
-    for c in range(52):
-        if has(mask, c):
-            h = c
-    return h
+    """Index of the highest set bit of a card mask (mask must be non-zero; 0 for 0)."""
+    m = mask & _ALL52
+    m |= m >> np.uint64(1)  # smear the highest bit down: it is then the count of bits - 1
+    m |= m >> np.uint64(2)
+    m |= m >> np.uint64(4)
+    m |= m >> np.uint64(8)
+    m |= m >> np.uint64(16)
+    m |= m >> np.uint64(32)
+    return max(popcount(m) - 1, 0)
 
 
 @kernel
@@ -127,17 +132,14 @@ def mindw(mask, tables) -> int:
 # Melds, lay-offs and automatic arrangements
 
 
-@kernel
+@kernel(inline="always")
 def is_group(m) -> bool:
     """True if a meld mask is a group (all cards of one rank)."""
     r = lowest(m) % 13
-    for c in range(52):
-        if has(m, c) and c % 13 != r:
-            return False
-    return True
+    return m & _ALL52 & ~(_RANK_CARDS << np.uint64(r)) == _U0
 
 
-@kernel
+@kernel(inline="always")
 def fits(card, m) -> int:
     """Lay-off fit of ``card`` on meld ``m``: 0 no, 1 group's 4th card, 2 run end."""
     if has(m, card):
@@ -157,7 +159,7 @@ def fits(card, m) -> int:
     return 0
 
 
-@kernel
+@kernel(counted=False)
 def candidate_melds(hand, out):
     """Melds contained in ``hand`` that suffice for exact arrangements: groups of 3 and 4 and
     runs of 3 to 5 cards (longer runs split into these). Returns how many were written.
@@ -228,62 +230,70 @@ def layable_outside(hand, m0, m1, m2, nc):
     return popcount(lay)
 
 
-@kernel
+@kernel(counted=False)
 def closure_layoff(rem, slots, nslots, apply):
     """Cards of ``rem`` that can be laid off on ``slots`` (repeatedly, runs preferred to groups,
     which never loses a lay-off). With ``apply`` the slots are extended in place. Returns the mask.
     """
-    local = np.empty(NSLOT, np.uint64)
-    for k in range(nslots):
-        local[k] = slots[k]
+    # the (at most NSLOT = 3) slots as integers, cards visited low to high by their bits
+    l0 = slots[0] if nslots > 0 else _U0
+    l1 = slots[1] if nslots > 1 else _U0
+    l2 = slots[2] if nslots > 2 else _U0
     laid = _U0
     changed = True
     while changed:
         changed = False
-        for c in range(52):
-            if not has(rem, c) or has(laid, c):
-                continue
+        todo = rem & _ALL52 & ~laid  # a pass only lays off the card it visits
+        while todo:
+            low = todo & (~todo + _U1)
+            todo ^= low
+            c = lowest(low)
             target = -1
             for k in range(nslots):
-                f = fits(c, local[k])
+                f = fits(c, l0 if k == 0 else (l1 if k == 1 else l2))
                 if f == 2:
                     target = k
                     break
                 if f == 1 and target < 0:
                     target = k
             if target >= 0:
-                local[target] |= bit(c)
-                laid |= bit(c)
+                if target == 0:
+                    l0 |= low
+                elif target == 1:
+                    l1 |= low
+                else:
+                    l2 |= low
+                laid |= low
                 changed = True
     if apply:
         for k in range(nslots):
-            slots[k] = local[k]
+            slots[k] = l0 if k == 0 else (l1 if k == 1 else l2)
     return laid
 
 
-@kernel
+@kernel(counted=False)
 def store_arrangement(rec, p, combo, nc, melds):
     """Write an arrangement into player ``p``'s meld slots (adjacent runs merged) and remove the
     melded cards from the hand.
     """
     n = 0
-    used = np.zeros(nc, np.bool_)
+    used = 0  # a bit per meld of the arrangement
     for k in range(nc):
-        if used[k]:
+        if used >> k & 1:
             continue
         m = melds[combo[k]]
-        used[k] = True
+        used |= 1 << k
         if not is_group(m):
             merged = True
             while merged:
                 merged = False
                 for j in range(nc):
                     o = melds[combo[j]]
-                    if used[j] or is_group(o) or lowest(o) // 13 != lowest(m) // 13:
+                    if used >> j & 1 or is_group(o) or lowest(o) // 13 != lowest(m) // 13:
                         continue
                     if lowest(o) == highest(m) + 1 or highest(o) + 1 == lowest(m):
                         m |= o
-                        used[j] = True
+                        used |= 1 << j
                         merged = True
         rec.melds[p, n] = m
         n += 1
@@ -291,7 +301,7 @@ def store_arrangement(rec, p, combo, nc, melds):
     rec.n_melds[p] = n
 
 
-@kernel
+@kernel(counted=False)
 def _arrangement_cost(mode, hand, used, m0, m1, m2, nc, values, slots, nslots, gin):
     """Cost of an arrangement of ``nc`` melds ``m0``.. (lower is better) as (primary,
     secondary).
@@ -307,7 +317,7 @@ def _arrangement_cost(mode, hand, used, m0, m1, m2, nc, values, slots, nslots, g
     return hand_value(rem, values), 0
 
 
-@kernel
+@kernel(counted=False)
 def best_arrangement(mode, hand, melds, nm, values, slots, nslots, gin, best):
     """Exact best arrangement of ``hand`` over disjoint candidate melds (at most three fit in
     11 cards); writes the chosen meld indices to ``best`` and returns (count, deadwood).
