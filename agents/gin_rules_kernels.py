@@ -168,7 +168,7 @@ def plan_discards(
 # Reading the observation
 
 
-@kernel
+@kernel(counted=False)
 def _argmax(x, off, n):
     """``np.argmax(x[off:off + n])``: the first NaN if any, else the first maximum."""
     best = x[off]
@@ -185,7 +185,7 @@ def _argmax(x, off, n):
     return k
 
 
-@kernel
+@kernel(counted=False)
 def _cards(x, off):
     """``mask_of(x[off:off + 52])``: the cards whose entry is above 0.5."""
     m = np.uint64(0)
@@ -195,12 +195,12 @@ def _cards(x, off):
     return m
 
 
-@kernel
+@kernel(counted=False)
 def _dw(hand):
     return min_deadwood(hand, _SUIT_DW, _GOPTS, _GNOPT, _SPREAD)
 
 
-@kernel
+@kernel(counted=False)
 def melds_with(c, h):
     """True if some meld holding card ``c`` lies within ``h + c`` (the same as
     ``completes_meld(c, h)``): then some three-card one does, a group or a run ending at,
@@ -221,7 +221,7 @@ def melds_with(c, h):
     return (lo2 and lo1) or (lo1 and hi1) or (hi1 and hi2)
 
 
-@kernel
+@kernel(counted=False)
 def outlook_mean(hand, unseen):
     """``draw_outlook(hand, unseen, ...)[0]`` (the mean best deadwood after drawing an unseen
     card and discarding), equal to the last bit with about a fifth of the deadwood solves.
@@ -259,7 +259,7 @@ def outlook_mean(hand, unseen):
     return total / n
 
 
-@kernel
+@kernel(counted=False)
 def _finish(base, cands, n):
     """The (action, n) of a tie among ``cands[:n]``: a lone candidate needs no draw."""
     if n == 1:
@@ -271,21 +271,17 @@ def _finish(base, cands, n):
 # Drawing
 
 
-@kernel
+@kernel(counted=False)
 def _completes_meld(card, hand):
     """``completes_meld``: some meld holds ``card`` and lies within ``hand + card``."""
-    bit = _U1 << np.uint64(card)
-    full = hand | bit
-    for t in range(_NUM_MELDS):
-        m = _MELDS[t]
-        if m & bit and m & full == m:
-            return True
-    return False
+    return melds_with(card, hand)  # the same answer (its docstring) without the 305 melds
 
 
-@kernel
+@kernel(counted=False)
 def _in_best_meld(card, hand):
     """``in_best_meld``: some minimum-deadwood arrangement of ``hand + card`` melds ``card``."""
+    if not melds_with(card, hand):  # no meld holds the card at all
+        return False
     bit = _U1 << np.uint64(card)
     full = hand | bit
     best = _dw(full)
@@ -315,7 +311,7 @@ def _context(obs, hand):
     return True, unseen, known, q, np.int64(np.rint(y))
 
 
-@kernel
+@kernel(counted=False)
 def _novice_draw(mask, cands):
     n = 0
     for a in range(_PASS + 1):  # DRAW_STOCK, TAKE_DISCARD, PASS: ids 0, 1, 2
@@ -327,7 +323,7 @@ def _novice_draw(mask, cands):
     return _finish(0, cands, n)
 
 
-@kernel
+@kernel(counted=False)
 def _simple_draw(hand, top, mask, best_meld):
     if mask[_TAKE] != 0:
         take = _in_best_meld(top, hand) if best_meld else _completes_meld(top, hand)
@@ -357,25 +353,28 @@ def _planner_draw(obs, hand, top, mask, take_margin):
 # Discarding and knocking
 
 
-@kernel
-def _least(cands, n, dw):
-    """Keep (in order) the candidates of least ``dw``; returns how many."""
-    best = dw[cands[0]]
+@kernel(counted=False)
+def _least(cands, n):
+    """Keep (in order) the candidates of least deadwood, each ``cands[i]`` holding ``card +
+    64 * deadwood`` (:func:`_least_deadwood`), as cards; returns how many.
+    """
+    best = cands[0] >> 6
     for i in range(1, n):
-        best = min(best, dw[cands[i]])
+        best = min(best, cands[i] >> 6)
     k = 0
     for i in range(n):
-        if dw[cands[i]] == best:
-            cands[k] = cands[i]
+        if cands[i] >> 6 == best:
+            cands[k] = cands[i] & 63
             k += 1
     return k
 
 
-@kernel
-def _least_deadwood(hand, cands, n, dw):
-    """``dw[c]`` = the least deadwood after discarding ``c`` for every candidate that can be of
-    the least among ``cands[:n]``, ``INF_DEADWOOD`` for the others (which ``_least`` then drops,
-    as it drops them with every entry computed).
+@kernel(counted=False)
+def _least_deadwood(hand, cands, n):
+    """``cands[i] += 64 * d`` with ``d`` the least deadwood after discarding card ``cands[i]``
+    for every candidate that can be of the least among ``cands[:n]``, ``INF_DEADWOOD`` for the
+    others (which ``_least`` then drops, as it drops them with every entry computed): the
+    deadwood rides in the candidate's own entry, so that a decision allocates nothing.
 
     Exact pruning, as the env's mask prunes its knocks: ``deadwood(hand - c) >= deadwood(hand) -
     value(c)`` (the best arrangement of ``hand - c`` with ``c`` added as deadwood is one of
@@ -393,16 +392,16 @@ def _least_deadwood(hand, cands, n, dw):
             if _VALUES[c] != v:
                 continue
             d = min_deadwood(hand & ~(_U1 << np.uint64(c)), _SUIT_DW, _GOPTS, _GNOPT, _SPREAD)
-            dw[c] = d
+            cands[i] = c + 64 * d
             if d < best:
                 best = d
     for i in range(n):
-        c = cands[i]
+        c = cands[i] & 63
         if whole - _VALUES[c] > best:
-            dw[c] = INF_DEADWOOD
+            cands[i] = c + 64 * INF_DEADWOOD
 
 
-@kernel
+@kernel(counted=False)
 def _by_rank(cands, n):
     """The simple player's ``_pick`` filter: keep the highest (value, rank) candidates."""
     if n <= 1:
@@ -425,7 +424,7 @@ def _by_rank(cands, n):
     return k
 
 
-@kernel
+@kernel(counted=False)
 def _discard_or_knock(hand, mask, by_rank, cands):
     """``_GinRuleAgent._discard_or_knock``: knock if legal, else discard, the least deadwood
     (then, for the simple player and the planner, the highest value and rank).
@@ -444,9 +443,8 @@ def _discard_or_knock(hand, mask, by_rank, cands):
                 n += 1
         if n == 0:
             return FALLBACK, 0
-    dw = np.empty(52, np.int64)
-    _least_deadwood(hand, cands, n, dw)
-    n = _least(cands, n, dw)
+    _least_deadwood(hand, cands, n)
+    n = _least(cands, n)
     if by_rank:
         n = _by_rank(cands, n)
     return _finish(base, cands, n)
@@ -740,6 +738,8 @@ def _decide(obs, mask, kind, best_meld, now_weight, risk_weight, take_margin, au
             if first < 0:
                 first = a
             n_legal += 1
+            if n_legal == 2:  # all that is asked: none, one or more
+                break
     if n_legal == 0:
         return FALLBACK, 0
     if n_legal == 1:

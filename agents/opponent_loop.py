@@ -285,48 +285,52 @@ def play_shared_parallel(states, cfg, tables, masks, obs, na, seat, acted, strea
                          learner, actions, rewards, term, trunc, final_obs, final_info,
                          final_seat, started, policy, gen, rows, acts):  # fmt: skip
     """:func:`play_shared` with threads, for the policies whose tie-break is drawn last
-    (:func:`policy_candidates`: Gin's rule agents): each round decides its games' moves in
-    parallel, draws their ties from ``gen`` in game order, then applies the moves in parallel.
-    The same moves, draws and results as :func:`play_shared` (the games are independent; only
-    the generator is shared, and it is drawn from in the same order).
+    (:func:`policy_candidates`: Gin's rule agents): each round's moves are applied in
+    parallel, and each game that moved decides its next opponent move (before the tie-break)
+    in the same pass; then the round's ties are drawn from ``gen`` in game order, serially.
+    One parallel pass per round (two before: decide, then apply) and one for the learner's
+    moves with the first decisions. The same moves, draws and results as :func:`play_shared`
+    (a game's decision reads only that game; only the generator is shared, and it is drawn
+    from in the same order).
     """
     n = states.shape[0]
-    cands = np.empty((n, 52), np.int64)
+    cands = np.empty((n, 52), np.int64)  # by game: the decision's candidates, tie, action
     ties = np.zeros(n, np.int64)
-    if learner:
-        n_ch = min(n, PAR_CHUNKS)
-        for ch in prange(n_ch):
-            work = new_work(states, cfg)
-            for i in range(ch * n // n_ch, (ch + 1) * n // n_ch):
+    dec = np.empty(n, np.int64)
+    n_ch = min(n, PAR_CHUNKS)
+    for ch in prange(n_ch):
+        work = new_work(states, cfg)
+        for i in range(ch * n // n_ch, (ch + 1) * n // n_ch):
+            if learner:
                 advance_game(states, i, actions[i], cfg, tables, masks, obs, work, seat, acted,
                              streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
                              final_seat, started)  # fmt: skip
+            if states[i].cur != seat[i]:
+                dec[i], ties[i] = policy_candidates(policy, obs, masks, i, na, cands[i])
     for _ in range(1_000_000):
         k = waiting_rows(states, seat, rows)
         if k == 0:
             return DONE, 0, 0
-        n_ch = min(k, PAR_CHUNKS)
-        for ch in prange(n_ch):
-            for j in range(ch * k // n_ch, (ch + 1) * k // n_ch):
-                a, t = policy_candidates(policy, obs, masks, rows[j], na, cands[j])
-                acts[j] = a
-                ties[j] = t
         for j in range(k):
-            a = acts[j]
+            i = rows[j]
+            a = dec[i]
             if a == FALLBACK:
                 return REFERENCE, k, j
-            if ties[j] > 0:
-                a += cands[j, draw(gen, ties[j])]
-                acts[j] = a
-            i = rows[j]
+            if ties[i] > 0:
+                a += cands[i, draw(gen, ties[i])]
+            acts[j] = a
             if a < 0 or a >= na or masks[i, a] != 1:
                 return ILLEGAL, k, j
+        n_ch = min(k, PAR_CHUNKS)
         for ch in prange(n_ch):
             work = new_work(states, cfg)
             for j in range(ch * k // n_ch, (ch + 1) * k // n_ch):
-                advance_game(states, rows[j], acts[j], cfg, tables, masks, obs, work, seat,
-                             acted, streams, fixed_seat, rewards, term, trunc, final_obs,
-                             final_info, final_seat, started)  # fmt: skip
+                i = rows[j]
+                advance_game(states, i, acts[j], cfg, tables, masks, obs, work, seat, acted,
+                             streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
+                             final_seat, started)  # fmt: skip
+                if states[i].cur != seat[i]:
+                    dec[i], ties[i] = policy_candidates(policy, obs, masks, i, na, cands[i])
     return ILLEGAL, 0, -1  # the opponents never gave the learner a move
 
 

@@ -125,7 +125,7 @@ def hand_value(mask, values) -> int:
     return t
 
 
-@kernel
+@kernel(counted=False)
 def min_deadwood(mask, suit_dw, group_opts, group_nopt, spread) -> int:
     """Exact minimum deadwood of a hand mask (any size up to 11 cards, Gin values)."""
     # the (at most 4) group ranks, their suit sets and the current choice of each, packed a
@@ -134,7 +134,17 @@ def min_deadwood(mask, suit_dw, group_opts, group_nopt, spread) -> int:
     ranks = 0
     sets = 0
     ng = 0
-    for r in range(13):
+    # only a rank held in 3 or 4 suits has group options (group_nopt > 1 exactly there): find
+    # them with the four suits' 13-bit rank masks at once, then visit those ranks in order
+    s0 = mask & _SUIT_BITS
+    s1 = (mask >> np.uint64(13)) & _SUIT_BITS
+    s2 = (mask >> np.uint64(26)) & _SUIT_BITS
+    s3 = (mask >> np.uint64(39)) & _SUIT_BITS
+    three = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
+    while three:
+        low = three & (~three + _U1)
+        three ^= low
+        r = popcount(low - _U1)
         sm = 0
         for s in range(4):
             if mask >> np.uint64(13 * s + r) & _U1:
@@ -172,7 +182,7 @@ def min_deadwood(mask, suit_dw, group_opts, group_nopt, spread) -> int:
     return best
 
 
-@kernel
+@kernel(counted=False)
 def min_deadwood_per_discard(mask, out, suit_dw, group_opts, group_nopt, spread) -> int:
     """``out[c]`` = minimum deadwood after discarding ``c`` for every card in the hand
     (``INF_DEADWOOD`` elsewhere); returns the minimum over all discards.

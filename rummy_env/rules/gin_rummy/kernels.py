@@ -122,7 +122,7 @@ def highest(mask) -> int:
     return max(popcount(m) - 1, 0)
 
 
-@kernel
+@kernel(counted=False)
 def mindw(mask, tables) -> int:
     """Minimum deadwood of a hand mask."""
     return min_deadwood(mask, tables[0], tables[1], tables[2], tables[3])
@@ -588,7 +588,7 @@ def settle(rec, cfg, tables, work=0):
     batch.truncate(rec, cfg[K_MAX_STEPS])
 
 
-@kernel
+@kernel(counted=False)
 def can_knock_with(hand, limit, tables) -> bool:
     """True if some discard from ``hand`` leaves deadwood within ``limit``."""
     for c in range(52):
@@ -706,7 +706,7 @@ def apply_action(rec, cfg, tables, a, mask=None, work=0):
     return False
 
 
-@kernel
+@kernel(counted=False)
 def legal_mask(rec, cfg, tables, out, work=0):
     """Write the exact legal-action mask of the player to act into ``out`` (int8; ``work``, the
     batch layer's scratch, is unused).
@@ -731,9 +731,11 @@ def legal_mask(rec, cfg, tables, out, work=0):
         # exact pruning: deadwood(hand - c) >= deadwood(hand) - value(c), values are <= 10
         whole = mindw(hand, tables)
         values = tables[4]
-        for c in range(52):
-            if not has(hand, c):
-                continue
+        rest = hand & _ALL52
+        while rest:  # the hand's cards, low to high
+            low = rest & (~rest + _U1)
+            rest ^= low
+            c = lowest(low)
             blocked = c == rec.taken and cfg[K_ALLOW_UPCARD] == 0
             if not fifty and not blocked:
                 out[DISCARD_BASE + c] = 1
@@ -785,18 +787,21 @@ O_PHASE = _OFFSETS["phase"]
 O_MELDS = _OFFSETS["melds"]
 
 
-@kernel
+@kernel(counted=False)
 def write_obs(rec, cfg, p, out):
     """Write player ``p``'s observation (seat-relative, no hidden cards) into ``out`` (float32)."""
     out[:] = 0.0
     o = 1 - p
-    hand = rec.hands[p]
-    known = rec.known[o]
-    for c in range(52):
-        if has(hand, c):
-            out[O_HAND + c] = 1.0
-        if has(known, c):
-            out[O_KNOWN + c] = 1.0
+    hand = rec.hands[p] & _ALL52
+    while hand:
+        low = hand & (~hand + _U1)
+        hand ^= low
+        out[O_HAND + lowest(low)] = 1.0
+    known = rec.known[o] & _ALL52
+    while known:
+        low = known & (~known + _U1)
+        known ^= low
+        out[O_KNOWN + lowest(low)] = 1.0
     n = rec.pile_n
     if n > 0:
         out[O_TOP + rec.pile[n - 1]] = 1.0
