@@ -302,6 +302,37 @@ def step_action(steps, q, meld_base, layoff_base, joker_base, m_slots):
 
 
 @kernel(inline="always")
+def _none_of_8(masks, b, a):
+    """Are the 8 entries ``masks[b, a:a + 8]`` all 0 (one test instead of eight branches)?"""
+    return (masks[b, a] | masks[b, a + 1] | masks[b, a + 2] | masks[b, a + 3] | masks[b, a + 4]
+            | masks[b, a + 5] | masks[b, a + 6] | masks[b, a + 7]) == 0  # fmt: skip
+
+
+@kernel(counted=False)
+def next_legal(masks, b, a, hi):
+    """The first action ``a' >= a`` below ``hi`` with ``masks[b, a'] == 1``, else ``hi``: the
+    agents' scans of the joker games' wide masks (1,766 and 3,188 actions, a few legal), 8
+    entries at a time where they are all 0.
+    """
+    while a < hi:
+        if a + 8 <= hi and _none_of_8(masks, b, a):
+            a += 8
+        elif masks[b, a] == 1:
+            return a
+        else:
+            a += 1
+    return hi
+
+
+@kernel
+def pick_tie(cands, ties, rng):
+    """``cands[rng.integers(ties)]`` (no draw for a single candidate): counted, unlike the
+    discards that call it, since numpy's ``Generator.integers`` allocates.
+    """
+    return cands[draw(rng, ties)] if ties > 1 else cands[0]
+
+
+@kernel(inline="always")
 def allowed(masks, b, a):
     """``0 <= a < mask.shape[0] and mask[a]``."""
     return 0 <= a < masks.shape[1] and masks[b, a] != 0
@@ -405,7 +436,7 @@ def _placement_points500(a, hand, table, n_table, prm, vals, low_ace):
     return 15
 
 
-@kernel
+@kernel(counted=False)
 def _discard500(obs, b, masks, prm, hand, table, n_table, keep_left, vals, rng, cands, scores,
                 nxt, pcount):  # fmt: skip
     """The discard (``_discard``): the legal card of the highest score, ties drawn from
@@ -414,16 +445,16 @@ def _discard500(obs, b, masks, prm, hand, table, n_table, keep_left, vals, rng, 
     """
     base = prm[K_DISCARD]
     n = 0
-    first = -1
-    for a in range(masks.shape[1]):
-        if masks[b, a] == 1:
-            if first < 0:
-                first = a
-            if a >= base and a - base < NUM_TYPES:
-                cands[n] = a - base
-                n += 1
-    if n == 0:
-        return first
+    na = masks.shape[1]
+    hi = min(na, base + NUM_TYPES)
+    a = next_legal(masks, b, base, hi)
+    while a < hi:
+        cands[n] = a - base
+        n += 1
+        a = next_legal(masks, b, a + 1, hi)
+    if n == 0:  # the first legal action, if any
+        a = next_legal(masks, b, 0, na)
+        return a if a < na else -1
     if keep_left[0] >= 0:
         loose = 0
         for i in range(n):
@@ -457,7 +488,7 @@ def _discard500(obs, b, masks, prm, hand, table, n_table, keep_left, vals, rng, 
         if scores[i] == best:
             cands[ties] = cands[i]
             ties += 1
-    pick = cands[draw(rng, ties)] if ties > 1 else cands[0]
+    pick = pick_tie(cands, ties, rng)
     return base + pick
 
 
@@ -582,12 +613,14 @@ def greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps
                 return a
     best_a = -1
     best_p = 0
-    for a in range(meld_base, discard_base):
-        if masks[b, a] == 1:
-            p = _placement_points500(a, hand, table, n_table, prm, vals, low_ace)
-            if best_a < 0 or p > best_p:
-                best_a = a
-                best_p = p
+    hi = min(discard_base, masks.shape[1])
+    a = next_legal(masks, b, meld_base, hi)
+    while a < hi:
+        p = _placement_points500(a, hand, table, n_table, prm, vals, low_ace)
+        if best_a < 0 or p > best_p:
+            best_a = a
+            best_p = p
+        a = next_legal(masks, b, a + 1, hi)
     if best_a >= 0:
         return best_a
     return _discard500(obs, b, masks, prm, hand, table, n_table, keep, vals, rng, cands, scores,
@@ -876,22 +909,21 @@ def _tier51(c, hand, prot, nxt, table, n_table):
     return 0
 
 
-@kernel
+@kernel(counted=False)
 def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps, left,
                prot, nxt, cands, keys, pbuf):  # fmt: skip
     """``_discard``: the lowest (tier, links, -penalty), ties drawn from ``rng``."""
     base = prm[R_DISCARD]
     n = 0
-    first = -1
-    for a in range(masks.shape[1]):
-        if masks[b, a] == 1:
-            if first < 0:
-                first = a
-            if a >= base:
-                cands[n] = a - base
-                n += 1
-    if n == 0:
-        return first
+    na = masks.shape[1]
+    a = next_legal(masks, b, base, na)
+    while a < na:
+        cands[n] = a - base
+        n += 1
+        a = next_legal(masks, b, a + 1, na)
+    if n == 0:  # the first legal action, if any
+        a = next_legal(masks, b, 0, na)
+        return a if a < na else -1
     found, _, _ = _free51(hand, taken, empty, prm, steps, left, pbuf)
     for x in range(NUM_TYPES):
         prot[x] = hand[x] - left[x] if found else hand[x]
@@ -938,7 +970,7 @@ def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, step
         if keys[i, 0] == k0 and keys[i, 1] == k1 and keys[i, 2] == k2:
             cands[ties] = cands[i]
             ties += 1
-    pick = cands[draw(rng, ties)] if ties > 1 else cands[0]
+    pick = pick_tie(cands, ties, rng)
     return base + pick
 
 
@@ -1030,10 +1062,10 @@ def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, ste
                          pbuf)  # fmt: skip
         return R_TAKE_DISCARD if wants else R_DRAW_STOCK
     taken = one_hot(obs, b, prm[R_TAKEN], NUM_TYPES)
-    for a in range(prm[R_RETRIEVE], prm[R_DISCARD]):
-        if masks[b, a] == 1:
-            return _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2,
-                                     n_table, taken, steps, left, pbuf)  # fmt: skip
+    hi = min(prm[R_DISCARD], masks.shape[1])
+    if next_legal(masks, b, prm[R_RETRIEVE], hi) < hi:
+        return _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2,
+                                 n_table, taken, steps, left, pbuf)  # fmt: skip
     oblig = one_hot(obs, b, prm[R_OBLIG], NUM_TYPES)
     found, _, ns = _plan51(obs, b, prm, opened, hand, table, taken, oblig, steps, left, pbuf)
     out = False
@@ -1060,12 +1092,14 @@ def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, ste
     hi = joker_base if keep_joker else prm[R_RETRIEVE]
     best_a = -1
     best_g = 0
-    for a in range(lo, hi):
-        if masks[b, a] == 1:
-            g = _placement_gain51(a, hand, prm)
-            if best_a < 0 or g > best_g:
-                best_a = a
-                best_g = g
+    hi = min(hi, masks.shape[1])
+    a = next_legal(masks, b, lo, hi)
+    while a < hi:
+        g = _placement_gain51(a, hand, prm)
+        if best_a < 0 or g > best_g:
+            best_a = a
+            best_g = g
+        a = next_legal(masks, b, a + 1, hi)
     if best_a >= 0:
         return best_a
     return _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps, left,

@@ -122,7 +122,7 @@ def melds_with_hand(hand, x) -> bool:
     return False
 
 
-@kernel
+@kernel(counted=False)
 def melds_with_pile(pile, c) -> bool:
     """Does natural ``c`` form a meld with cards in the discard pile (``pile``: counts per card
     type): a group with two other suits of its rank, or three in a row of its suit?
@@ -147,7 +147,7 @@ def melds_with_pile(pile, c) -> bool:
     return False
 
 
-@kernel
+@kernel(counted=False)
 def greedy_discard_score(hand, nxt, pile, fits, c, vals) -> int:
     """``greedy``'s score of discarding card type ``c`` from ``hand`` (500 Rum; the highest
     is thrown; see :mod:`rummy_agents.five_hundred_rum_greedy`): its value, less 100 for a

@@ -271,3 +271,31 @@ def test_gin_closure_layoff_is_the_card_loop(slots: list[int], rem: int, sparse:
         assert int(K.highest(np.uint64(m))) == _bits(m)[-1]
         for c in range(52):
             assert int(K.fits(c, np.uint64(m))) == _fits_ref(c, m)
+
+
+# -- the agents' mask scans ----------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    width=st.integers(1, 70),
+    legal=st.sets(st.integers(0, 69), max_size=6),
+    lo=st.integers(0, 75),
+    span=st.integers(0, 75),
+    dtype=st.sampled_from([np.int8, np.bool_]),
+)
+def test_next_legal_is_the_first_legal_entry(width, legal, lo, span, dtype) -> None:
+    """``next_legal`` (8 entries at a time where they are 0) finds what a plain scan finds, at
+    every alignment of ``lo`` and ``hi`` against the 8-entry blocks, in any row.
+    """
+    from rummy_agents.joker_greedy_kernels import next_legal
+
+    masks = np.zeros((3, width), dtype)
+    for a in legal:
+        if a < width:
+            masks[1, a] = 1
+    masks[0] = 1  # the neighbouring rows must not be read
+    masks[2] = 1
+    hi = min(width, lo + span)
+    expect = next((a for a in range(lo, hi) if masks[1, a] == 1), hi)
+    assert next_legal(masks, 1, lo, hi) == expect

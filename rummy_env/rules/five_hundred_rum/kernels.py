@@ -234,7 +234,7 @@ def create_meld(rec, cfg, p, t):
     return j
 
 
-@kernel
+@kernel(counted=False)
 def remove_last_meld(rec, cfg, p, t, j, known_save):
     """Undo ``create_meld``."""
     rec.melded_pts[p] -= slot_points(rec, cfg, rec.n_melds - 1)
@@ -280,7 +280,7 @@ def hand_summary(rec, p):
     return rs, sp, jk, total + jk
 
 
-@kernel
+@kernel(counted=False)
 def _meld3_with(rs, sp, jk, x) -> bool:
     """Is there a new meld of 3 cards from the hand that contains natural ``x`` (held)?
 
@@ -300,7 +300,7 @@ def _meld3_with(rs, sp, jk, x) -> bool:
     return False
 
 
-@kernel
+@kernel(counted=False)
 def _meld3_with_joker(rs, sp, jk) -> bool:
     """Is there a new meld of 3 cards from the hand that takes a joker (one is held)?
 
@@ -320,7 +320,7 @@ def _meld3_with_joker(rs, sp, jk) -> bool:
     return False
 
 
-@kernel
+@kernel(counted=False)
 def table_fits(rec) -> int:
     """Bit ``c`` set for each card type ``c`` (52: joker) that lays off on some table meld:
     ``core.table.can_lay_off`` for every card at once (``fit_natural`` / ``fit_joker`` per
@@ -350,7 +350,7 @@ def table_fits(rec) -> int:
     return fits
 
 
-@kernel
+@kernel(counted=False)
 def can_place(rec, fits, rs, sp, jk, total, x, new_only, need_left) -> bool:
     """Can card type ``x`` (held in the hand summarised by ``rs, sp, jk, total``) be melded this
     turn, leaving at least ``need_left`` cards in the hand? Ways: a direct lay-off (``fits``:
@@ -513,7 +513,7 @@ def end_hand(rec, cfg, outcome):
     deal_hand(rec, cfg, True)
 
 
-@kernel
+@kernel(counted=False)
 def callable_depths(rec, cfg, ws) -> int:
     """Flag in ``ws[WS_CALL + d]`` whether the pile card at depth ``d`` is rummy-callable: it
     can be melded using only the table melds and the pile cards above it (RULES §2.5
@@ -584,7 +584,7 @@ def _next_turn(rec, cfg, p) -> bool:
     return False
 
 
-@kernel
+@kernel(counted=False)
 def _offer_call(rec, cfg, start, mask_buf, ws):
     """Offer the "Rummy!" call to players from ``start`` on (skipping the discarder and those
     with no legal call); if nobody can call, the turn player draws.
@@ -627,7 +627,7 @@ def _meld_uses(t, j, c) -> bool:
     return _has_natural(t, c)
 
 
-@kernel
+@kernel(counted=False)
 def apply_action(rec, cfg, tables, a, mask_buf, ws):
     """Apply a legal action (legality is the caller's check)."""
     p = rec.cur
@@ -730,7 +730,7 @@ def apply_action(rec, cfg, tables, a, mask_buf, ws):
     return False
 
 
-@kernel
+@kernel(counted=False)
 def _call_mask_from(rec, cfg, q, out, ws, n_call) -> bool:
     """Write player ``q``'s legal calls (TAKE_DISCARD[d] and PASS) given the callable depths
     flagged by ``callable_depths`` (``n_call`` its result); True if any call is legal.
@@ -762,7 +762,7 @@ def _call_mask_from(rec, cfg, q, out, ws, n_call) -> bool:
     return anyc
 
 
-@kernel
+@kernel(counted=False)
 def _call_mask(rec, cfg, q, out, ws) -> bool:
     """Write player ``q``'s legal calls (TAKE_DISCARD[d] and PASS); True if any call is legal."""
     return _call_mask_from(rec, cfg, q, out, ws, callable_depths(rec, cfg, ws))
@@ -800,7 +800,7 @@ def _draw_mask(rec, cfg, p, out):
             out[cfg[C_TAKE] + d] = 1
 
 
-@kernel
+@kernel(counted=False)
 def _feasible(ws, rs, sp, jokers) -> int:
     """``core.jmelds.feasible_templates`` of the summarised hand, skipping the ranks and suits
     that cannot make a meld (too few cards and jokers; no 3 in a row without a joker). Writes
@@ -833,7 +833,7 @@ def _feasible(ws, rs, sp, jokers) -> int:
     return n
 
 
-@kernel
+@kernel(counted=False)
 def _play_mask(rec, cfg, p, out, ws):
     hand = rec.hands[p]
     only_layoff = rec.phase == PH_CALL_LAYOFF
@@ -949,7 +949,7 @@ def _placement_ok(rec, p, go) -> bool:
     return turn_completable(rec, p, go)
 
 
-@kernel
+@kernel(counted=False)
 def legal_mask(rec, cfg, tables, out, ws):
     """Write the exact legal-action mask of the player to act into ``out`` (``ws``: a work
     buffer from ``new_work``).
@@ -970,7 +970,7 @@ def legal_mask(rec, cfg, tables, out, ws):
 # -- observations ---------------------------------------------------------------------------
 
 
-@kernel
+@kernel(counted=False)
 def write_obs(rec, cfg, p, out):
     """Player ``p``'s observation (seat-relative; nothing hidden from ``p``)."""
     out[:] = 0.0
