@@ -388,7 +388,7 @@ def _least_deadwood(hand, cands, n):
         if whole - v > best:
             break
         for i in range(n):
-            c = cands[i]
+            c = cands[i] & 63  # (an entry solved at a higher value holds its deadwood too)
             if _VALUES[c] != v:
                 continue
             d = min_deadwood(hand & ~(_U1 << np.uint64(c)), _SUIT_DW, _GOPTS, _GNOPT, _SPREAD)

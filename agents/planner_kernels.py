@@ -364,7 +364,8 @@ def plan_work(cards, slots):
         branch, penalty removed, points, obligation met, then the new melds' templates;
         the templates (rows, :data:`TPL_FIELDS`); the new melds (cards + 1, 6); the melds of
         a leaf (slots + cards + 1, 6); a leaf's steps (:data:`MAX_HAND` + 1, 3); the counts
-        (3, 53): available, left in hand by the search, left by the plan).
+        (3, 53): available, left in hand by the search, left by the plan). ``cards`` bounds the
+        naturals; the steps take a hand of up to ``max(MAX_HAND, cards)`` cards.
     """
     cap = cards + 1
     return (
@@ -372,7 +373,7 @@ def plan_work(cards, slots):
         np.empty((cap * MAX_TEMPLATES, TPL_FIELDS), np.int64),
         np.empty((cap, 6), np.int64),
         np.empty((slots + cap, 6), np.int64),
-        np.empty((MAX_HAND + 1, 3), np.int64),
+        np.empty((max(MAX_HAND, cards) + 1, 3), np.int64),
         np.empty((3, NUM_TYPES), np.int64),
     )
 
@@ -400,21 +401,18 @@ def work_fits(work, hand, n_table, out_steps):
 
 
 @kernel
-def _checked_naturals(hand, out_steps):
-    """The naturals of ``hand``; ``ValueError`` for a negative count or ``out_steps`` with
-    fewer rows than the hand has cards.
+def _checked_cards(hand, out_steps):
+    """The cards of ``hand``; ``ValueError`` for a negative count or ``out_steps`` with fewer
+    rows than the hand has cards.
     """
     total = 0
-    naturals = 0
     for x in range(NUM_TYPES):
         if hand[x] < 0:  # a malformed hand: the search's buffers would be sized wrong
             raise ValueError("hand counts must be >= 0")
         total += hand[x]
-        if x < JOKER:
-            naturals += hand[x]
     if out_steps.shape[0] < total:
         raise ValueError("out_steps has fewer rows than the hand has cards")
-    return naturals
+    return total
 
 
 @kernel(counted=False)
@@ -447,8 +445,7 @@ def plan_best(hand, table, oblig, oblig_new, vals, low_ace, node_limit, out_step
         outputs are then untouched).
     """
     n_table = table_size(table)
-    naturals = _checked_naturals(hand, out_steps)
-    work = plan_work(naturals, n_table)
+    work = plan_work(_checked_cards(hand, out_steps), n_table)
     return _best_search(work, hand, table, n_table, oblig, oblig_new, vals, low_ace, node_limit,
                         out_steps, out_left)  # fmt: skip
 
@@ -696,8 +693,7 @@ def plan_best51(hand, table, opened, need, must_open, oblig, taken, layoffs, nod
         (found, penalty removed, steps), as :func:`plan_best`.
     """
     n_table = table_size(table)
-    naturals = _checked_naturals(hand, out_steps)
-    work = plan_work(naturals, n_table)
+    work = plan_work(_checked_cards(hand, out_steps), n_table)
     return _best51_search(work, hand, table, n_table, opened, need, must_open, oblig, taken,
                           layoffs, node_limit, out_steps, out_left)  # fmt: skip
 
