@@ -294,7 +294,7 @@ def play_shared_parallel(states, cfg, tables, masks, obs, na, seat, acted, strea
     from in the same order).
     """
     n = states.shape[0]
-    cands = np.empty((n, 52), np.int64)  # by game: the decision's candidates, tie, action
+    cands = np.empty((n, 52), np.int64)  # by game, as ties and dec: a decision before its tie
     ties = np.zeros(n, np.int64)
     dec = np.empty(n, np.int64)
     n_ch = min(n, PAR_CHUNKS)

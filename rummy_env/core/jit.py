@@ -86,7 +86,7 @@ class KernelCache(FunctionCache):
 
 def holds_counted(t: types.Type) -> bool:
     """Does a value of type ``t`` carry a reference-counted object (an array, a list, a
-    dict, a string ...), itself or inside a tuple or a record of them?
+    dict, a string ...), itself or inside a tuple of them?
     """
     if isinstance(t, types.BaseTuple):
         members: tuple[types.Type, ...] = t.types  # type: ignore[attr-defined]  # (numba stubs)
