@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_planner_kernels import hands, rummy51_args, tables
 
+from rummy_agents.gin_rummy_rules import _fits, layoff_sequence
 from rummy_agents.planner_kernels import (
     card_values,
     plan_best,
@@ -189,45 +190,18 @@ def _bits(mask: int) -> list[int]:
 
 
 def _is_group_ref(m: int) -> bool:
-    r = (_bits(m) or [12])[0] % 13
-    return all(c % 13 == r for c in _bits(m))
-
-
-def _fits_ref(card: int, m: int) -> int:
-    if m >> card & 1:
-        return 0
-    lo = _bits(m)[0]
-    if _is_group_ref(m):
-        return 1 if len(_bits(m)) == 3 and card % 13 == lo % 13 else 0
-    hi = _bits(m)[-1]
-    if card // 13 != lo // 13:
-        return 0
-    if (card == lo - 1 and lo % 13 > 0) or (card == hi + 1 and hi % 13 < 12):
-        return 2
-    return 0
+    return all(c % 13 == _bits(m)[0] % 13 for c in _bits(m))
 
 
 def _closure_ref(rem: int, slots: list[int]) -> tuple[int, list[int]]:
+    """The lay-offs as the Gin rule agents' Python ``layoff_sequence`` makes them (its own
+    ``_fits``, a card loop): the cards laid and the slots after them.
+    """
     local = list(slots)
     laid = 0
-    changed = True
-    while changed:
-        changed = False
-        for c in range(52):
-            if not rem >> c & 1 or laid >> c & 1:
-                continue
-            target = -1
-            for k, m in enumerate(local):
-                f = _fits_ref(c, m)
-                if f == 2:
-                    target = k
-                    break
-                if f == 1 and target < 0:
-                    target = k
-            if target >= 0:
-                local[target] |= 1 << c
-                laid |= 1 << c
-                changed = True
+    for c, k in layoff_sequence(rem, slots):
+        local[k] |= 1 << c
+        laid |= 1 << c
     return laid, local
 
 
@@ -250,7 +224,9 @@ def gin_melds(draw: st.DrawFn) -> int:
     rem=st.integers(0, (1 << 52) - 1),
     sparse=st.integers(0, 3),
 )
-def test_gin_closure_layoff_is_the_card_loop(slots: list[int], rem: int, sparse: int) -> None:
+def test_gin_closure_layoff_is_the_agents_card_loop(
+    slots: list[int], rem: int, sparse: int
+) -> None:
     from rummy_env.rules.gin_rummy import kernels as K
 
     for _ in range(sparse):  # fewer cards left, as after a knock
@@ -270,7 +246,7 @@ def test_gin_closure_layoff_is_the_card_loop(slots: list[int], rem: int, sparse:
         assert bool(K.is_group(np.uint64(m))) == _is_group_ref(m)
         assert int(K.highest(np.uint64(m))) == _bits(m)[-1]
         for c in range(52):
-            assert int(K.fits(c, np.uint64(m))) == _fits_ref(c, m)
+            assert int(K.fits(c, np.uint64(m))) == _fits(c, m)
 
 
 # -- the agents' mask scans ----------------------------------------------------------------------
