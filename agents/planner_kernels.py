@@ -568,14 +568,12 @@ def _best_search(work, hand, table, n_table, oblig, oblig_new, vals, low_ace, no
 @kernel
 def plan_turn(hand, table, oblig, oblig_new, vals, low_ace, node_limit, out_steps, out_left):
     """``five_hundred_rum_greedy.turn_plan`` of one position: :func:`plan_best`, and when the
-    owed card must go into a new meld and no plan does that, a plan that lays it off instead.
+    owed card must go into a new meld and no plan does that, a plan that lays it off instead
+    (:func:`plan_turn_in` in buffers sized for the position, both searches in them).
     """
-    found, pts, ns = plan_best(hand, table, oblig, oblig_new, vals, low_ace, node_limit,
-                               out_steps, out_left)  # fmt: skip
-    if not found and oblig_new:
-        found, pts, ns = plan_best(hand, table, oblig, False, vals, low_ace, node_limit,
-                                   out_steps, out_left)  # fmt: skip
-    return found, pts, ns
+    work = plan_work(_checked_cards(hand, out_steps), table_size(table))
+    return plan_turn_in(work, hand, table, oblig, oblig_new, vals, low_ace, node_limit,
+                        out_steps, out_left)  # fmt: skip
 
 
 @kernel(counted=False)
