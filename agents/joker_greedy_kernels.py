@@ -324,6 +324,28 @@ def next_legal(masks, b, a, hi):
     return hi
 
 
+@kernel(counted=False)
+def legal_offsets(masks, b, lo, hi, out):
+    """The legal actions ``lo <= a < hi`` of row ``b``, as ``a - lo``, into ``out`` in order;
+    returns how many.
+    """
+    n = 0
+    a = next_legal(masks, b, lo, hi)
+    while a < hi:
+        out[n] = a - lo
+        n += 1
+        a = next_legal(masks, b, a + 1, hi)
+    return n
+
+
+@kernel(counted=False)
+def first_legal(masks, b):
+    """Row ``b``'s first legal action, -1 if none."""
+    na = masks.shape[1]
+    a = next_legal(masks, b, 0, na)
+    return a if a < na else -1
+
+
 @kernel
 def pick_tie(cands, ties, rng):
     """``cands[rng.integers(ties)]`` (no draw for a single candidate): counted, unlike the
@@ -444,17 +466,9 @@ def _discard500(obs, b, masks, prm, hand, table, n_table, keep_left, vals, rng, 
     such.
     """
     base = prm[K_DISCARD]
-    n = 0
-    na = masks.shape[1]
-    hi = min(na, base + NUM_TYPES)
-    a = next_legal(masks, b, base, hi)
-    while a < hi:
-        cands[n] = a - base
-        n += 1
-        a = next_legal(masks, b, a + 1, hi)
-    if n == 0:  # the first legal action, if any
-        a = next_legal(masks, b, 0, na)
-        return a if a < na else -1
+    n = legal_offsets(masks, b, base, min(masks.shape[1], base + NUM_TYPES), cands)
+    if n == 0:
+        return first_legal(masks, b)
     if keep_left[0] >= 0:
         loose = 0
         for i in range(n):
@@ -914,16 +928,9 @@ def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, step
                prot, nxt, cands, keys, pbuf):  # fmt: skip
     """``_discard``: the lowest (tier, links, -penalty), ties drawn from ``rng``."""
     base = prm[R_DISCARD]
-    n = 0
-    na = masks.shape[1]
-    a = next_legal(masks, b, base, na)
-    while a < na:
-        cands[n] = a - base
-        n += 1
-        a = next_legal(masks, b, a + 1, na)
-    if n == 0:  # the first legal action, if any
-        a = next_legal(masks, b, 0, na)
-        return a if a < na else -1
+    n = legal_offsets(masks, b, base, masks.shape[1], cands)
+    if n == 0:
+        return first_legal(masks, b)
     found, _, _ = _free51(hand, taken, empty, prm, steps, left, pbuf)
     for x in range(NUM_TYPES):
         prot[x] = hand[x] - left[x] if found else hand[x]
