@@ -490,7 +490,7 @@ def _planner_discard(obs, hand, mask, now_weight, risk_weight, cands):
 # Manual melds
 
 
-@kernel
+@kernel(counted=False)
 def _knocker_meld(hand, mask):
     """``_knocker_meld``: the first legal meld of ``knocker_meld_plan(hand)``, else
     END_MELDING, else the first legal action.
@@ -676,7 +676,7 @@ def _defender_meld(obs, hand, mask):
 # One decision, and a batch of them
 
 
-@kernel
+@kernel(counted=False)
 def decide(obs, mask, kind, best_meld, now_weight, risk_weight, take_margin, auto, cands):
     """One decision of a rule agent (see the module docstring for what it returns).
 
@@ -685,7 +685,7 @@ def decide(obs, mask, kind, best_meld, now_weight, risk_weight, take_margin, aut
     return _decide(obs, mask, kind, best_meld, now_weight, risk_weight, take_margin, auto, cands)
 
 
-@kernel
+@kernel(counted=False)
 def decide_novice(obs, mask, kind, best_meld, now_weight, risk_weight, take_margin, auto, cands):
     """:func:`decide` of the novice alone (``kind`` is ignored): compiles none of the others'
     rules (numba drops the branches of the other kinds once :func:`_decide` is inlined).
@@ -694,7 +694,7 @@ def decide_novice(obs, mask, kind, best_meld, now_weight, risk_weight, take_marg
                    cands)  # fmt: skip
 
 
-@kernel
+@kernel(counted=False)
 def decide_simple(obs, mask, kind, best_meld, now_weight, risk_weight, take_margin, auto, cands):
     """:func:`decide` of the simple player alone (``kind`` is ignored; see
     :func:`decide_novice`).
@@ -703,7 +703,7 @@ def decide_simple(obs, mask, kind, best_meld, now_weight, risk_weight, take_marg
                    cands)  # fmt: skip
 
 
-@kernel
+@kernel(counted=False)
 def decide_planner(obs, mask, kind, best_meld, now_weight, risk_weight, take_margin, auto, cands):
     """:func:`decide` of the planner alone (``kind`` is ignored; see :func:`decide_novice`)."""
     return _decide(obs, mask, KIND_PLANNER, best_meld, now_weight, risk_weight, take_margin, auto,

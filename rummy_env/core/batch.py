@@ -131,7 +131,7 @@ def begin_episode(rec, dealer):
     rec.dealer = _rng.randint(rec, p_n) if dealer < 0 else dealer
 
 
-@kernel
+@kernel(counted=False)
 def truncate(rec, max_steps):
     """End the episode as truncated (rewards of the step zeroed) once it has reached
     ``max_steps`` decisions (0: no limit); a game's ``apply_action`` calls it last.

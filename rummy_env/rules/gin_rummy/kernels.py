@@ -553,7 +553,7 @@ def score_hand(rec, cfg, tables):
     _finish_hand(rec, cfg, tables, winner)
 
 
-@kernel
+@kernel(counted=False)
 def _start_knock(rec, cfg, c):
     """The current player knocks, discarding ``c`` face down; with automatic melding the
     lay-out and scoring are left to ``settle``.
@@ -597,7 +597,7 @@ def can_knock_with(hand, limit, tables) -> bool:
     return False
 
 
-@kernel
+@kernel(counted=False)
 def _take_top_discard(rec, p):
     """Player ``p`` takes the top discard into the hand; it becomes publicly known to be held."""
     c = rec.pile[rec.pile_n - 1]
@@ -607,7 +607,7 @@ def _take_top_discard(rec, p):
     return c
 
 
-@kernel
+@kernel(counted=False)
 def _declare_meld(rec, p, m):
     """Player ``p`` lays meld ``m`` from the hand into its next meld slot."""
     rec.melds[p, rec.n_melds[p]] = m
@@ -616,7 +616,7 @@ def _declare_meld(rec, p, m):
     rec.known[p] &= ~m
 
 
-@kernel
+@kernel(counted=False)
 def apply_action(rec, cfg, tables, a, mask=None, work=0):
     """Apply a legal action id to a game record (legality is the caller's check; ``mask`` and
     ``work``, the batch layer's scratch, are unused). Returns True when the hand ends and
