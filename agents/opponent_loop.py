@@ -119,7 +119,7 @@ def _gin_decide(policy, obs, masks, b, na, gen, scratch):
             if a == FALLBACK:
                 return FALLBACK
             if n > 0:
-                a += scratch[draw(gen, n)]
+                a += scratch[draw_counted(gen, n)]
             return a
 
         return impl
@@ -212,7 +212,7 @@ def _random_decide(policy, obs, masks, b, na, gen, scratch):
                 return FALLBACK
             if n == 1:  # numpy's integers(1) draws nothing
                 return scratch[0]
-            return scratch[draw(gen, n)]  # legal[rng.integers(legal.size)]
+            return scratch[draw_counted(gen, n)]  # legal[rng.integers(legal.size)]
 
         return impl
     return None
@@ -223,6 +223,14 @@ def _random_scratch(policy, na):
     if _is_random(policy):
         return lambda policy, na: np.empty(na, np.int64)
     return None
+
+
+@kernel
+def draw_counted(gen, n):
+    """``draw(gen, n)`` in a counted kernel of its own, for the uncounted loops: numba's
+    ``Generator.integers`` allocates.
+    """
+    return draw(gen, n)
 
 
 # -- the loops ----------------------------------------------------------------------------------
@@ -253,9 +261,20 @@ def play_shared(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed
         whose ``k`` games are ``rows[:k]``, with ``acts[:j]`` decided (and ``acts[j]`` the
         illegal action).
     """
+    return _shared_rounds(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
+                          learner, actions, rewards, term, trunc, final_obs, final_info,
+                          final_seat, started, policy, gen, rows, acts, new_work(states, cfg),
+                          policy_scratch(policy, na))  # fmt: skip
+
+
+@kernel(counted=False)
+def _shared_rounds(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
+                   learner, actions, rewards, term, trunc, final_obs, final_info, final_seat,
+                   started, policy, gen, rows, acts, work, scratch):  # fmt: skip
+    """:func:`play_shared` in its buffers (uncounted: a counted loop took an atomic reference
+    count up and down per array argument of every game's move).
+    """
     n = states.shape[0]
-    work = new_work(states, cfg)
-    scratch = policy_scratch(policy, na)
     if learner:
         for i in range(n):
             advance_game(states, i, actions[i], cfg, tables, masks, obs, work, seat, acted,
@@ -280,6 +299,35 @@ def play_shared(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed
     return ILLEGAL, 0, -1  # the opponents never gave the learner a move
 
 
+SERIAL_ROUND = 16
+"""A round of :func:`play_shared_parallel` with at most this many games runs on the calling
+thread (measured: a parallel pass costs more than a few games' moves)."""
+
+
+@kernel(counted=False)
+def _pass(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat, lo, hi, mode,
+          actions, moves, wait, dec, ties, cands, rewards, term, trunc, final_obs, final_info,
+          final_seat, started, policy, work):  # fmt: skip
+    """Games ``lo..hi`` of a pass of :func:`play_shared_parallel`: each game moves (``mode``
+    1: the learner's ``actions[i]``; 2: ``moves[i]`` where ``wait[i]``; 0: none), then, where
+    an opponent is to act, ``wait[i]`` is set and its decision before the tie-break is
+    ``dec[i]``, ``ties[i]``, ``cands[i]`` (``policy_candidates``); else ``wait[i]`` is cleared.
+    """
+    for i in range(lo, hi):
+        if mode == 2 and wait[i] == 0:
+            continue  # no move this round, and the learner still to act
+        if mode != 0:
+            a = actions[i] if mode == 1 else moves[i]
+            advance_game(states, i, a, cfg, tables, masks, obs, work, seat, acted, streams,
+                         fixed_seat, rewards, term, trunc, final_obs, final_info, final_seat,
+                         started)  # fmt: skip
+        if states[i].cur != seat[i]:
+            wait[i] = 1
+            dec[i], ties[i] = policy_candidates(policy, obs, masks, i, na, cands[i])
+        else:
+            wait[i] = 0
+
+
 @kernel(parallel=True)
 def play_shared_parallel(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
                          learner, actions, rewards, term, trunc, final_obs, final_info,
@@ -288,27 +336,32 @@ def play_shared_parallel(states, cfg, tables, masks, obs, na, seat, acted, strea
     (:func:`policy_candidates`: Gin's rule agents): each round's moves are applied in
     parallel, and each game that moved decides its next opponent move (before the tie-break)
     in the same pass; then the round's ties are drawn from ``gen`` in game order, serially.
-    One parallel pass per round (two before: decide, then apply) and one for the learner's
-    moves with the first decisions. The same moves, draws and results as :func:`play_shared`
-    (a game's decision reads only that game; only the generator is shared, and it is drawn
-    from in the same order).
+    One parallel pass per round, and one for the learner's moves with the first decisions;
+    a round of at most :data:`SERIAL_ROUND` games runs serially. Every pass gives a thread
+    the same games (chunks of game ids, not of the round's rows): a game's record, mask and
+    observation stay in one core's cache. The same moves, draws and results as
+    :func:`play_shared` (a game's decision reads only that game; only the generator is shared,
+    and it is drawn from in the same order).
     """
     n = states.shape[0]
     cands = np.empty((n, 52), np.int64)  # by game, as ties and dec: a decision before its tie
     ties = np.zeros(n, np.int64)
     dec = np.empty(n, np.int64)
+    wait = np.zeros(n, np.int8)  # an opponent is to act (the round's games)
+    moves = np.empty(n, np.int64)  # the round's moves, by game
     n_ch = min(n, PAR_CHUNKS)
+    mode = 1 if learner else 0
     for ch in prange(n_ch):
-        work = new_work(states, cfg)
-        for i in range(ch * n // n_ch, (ch + 1) * n // n_ch):
-            if learner:
-                advance_game(states, i, actions[i], cfg, tables, masks, obs, work, seat, acted,
-                             streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
-                             final_seat, started)  # fmt: skip
-            if states[i].cur != seat[i]:
-                dec[i], ties[i] = policy_candidates(policy, obs, masks, i, na, cands[i])
+        _pass(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
+              ch * n // n_ch, (ch + 1) * n // n_ch, mode, actions, moves, wait, dec, ties, cands,
+              rewards, term, trunc, final_obs, final_info, final_seat, started, policy,
+              new_work(states, cfg))  # fmt: skip
     for _ in range(1_000_000):
-        k = waiting_rows(states, seat, rows)
+        k = 0
+        for i in range(n):
+            if wait[i] != 0:
+                rows[k] = i
+                k += 1
         if k == 0:
             return DONE, 0, 0
         for j in range(k):
@@ -319,18 +372,19 @@ def play_shared_parallel(states, cfg, tables, masks, obs, na, seat, acted, strea
             if ties[i] > 0:
                 a += cands[i, draw(gen, ties[i])]
             acts[j] = a
+            moves[i] = a
             if a < 0 or a >= na or masks[i, a] != 1:
                 return ILLEGAL, k, j
-        n_ch = min(k, PAR_CHUNKS)
+        if k <= SERIAL_ROUND:
+            _pass(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat, 0, n,
+                  2, actions, moves, wait, dec, ties, cands, rewards, term, trunc, final_obs,
+                  final_info, final_seat, started, policy, new_work(states, cfg))  # fmt: skip
+            continue
         for ch in prange(n_ch):
-            work = new_work(states, cfg)
-            for j in range(ch * k // n_ch, (ch + 1) * k // n_ch):
-                i = rows[j]
-                advance_game(states, i, acts[j], cfg, tables, masks, obs, work, seat, acted,
-                             streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
-                             final_seat, started)  # fmt: skip
-                if states[i].cur != seat[i]:
-                    dec[i], ties[i] = policy_candidates(policy, obs, masks, i, na, cands[i])
+            _pass(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
+                  ch * n // n_ch, (ch + 1) * n // n_ch, 2, actions, moves, wait, dec, ties,
+                  cands, rewards, term, trunc, final_obs, final_info, final_seat, started,
+                  policy, new_work(states, cfg))  # fmt: skip
     return ILLEGAL, 0, -1  # the opponents never gave the learner a move
 
 
