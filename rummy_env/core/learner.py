@@ -83,4 +83,20 @@ def advance_rows(states, cfg, tables, masks, obs, rows, actions, seat, acted, st
                      final_seat, started)  # fmt: skip
 
 
-__all__ = ["advance_game", "advance_rows"]
+@kernel(counted=False)
+def mark_illegal(masks, actions, na, illegal):
+    """Set ``illegal[i]`` where ``actions[i]`` is not a legal action of game ``i`` (outside
+    ``0..na-1`` or its mask entry not 1), clear it elsewhere; returns the first such game, -1
+    if none.
+    """
+    first = -1
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        bad = a < 0 or a >= na or masks[i, a] != 1
+        illegal[i] = bad
+        if bad and first < 0:
+            first = i
+    return first
+
+
+__all__ = ["advance_game", "advance_rows", "mark_illegal"]

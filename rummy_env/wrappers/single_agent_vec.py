@@ -51,7 +51,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from rummy_env.core import rng as _rng
-from rummy_env.core.learner import advance_rows
+from rummy_env.core.learner import advance_rows, mark_illegal
 from rummy_env.core.validate import (
     MAX_GAMES,
     ArgumentTypeError,
@@ -620,11 +620,9 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
             raise ResetNeeded("call reset() before step()")
         n, a_n = self.num_envs, self.num_actions
         a = check_actions("actions", actions, n).astype(np.int64)
-        legal = (a >= 0) & (a < a_n)
-        legal[legal] = self.game.masks[self._rows[legal], a[legal]] == 1
-        illegal = ~legal
-        if illegal.any():
-            i = int(np.flatnonzero(illegal)[0])
+        illegal = np.empty(n, dtype=bool)
+        i = mark_illegal(self.game.masks, a, a_n, illegal)
+        if i >= 0:
             if self.illegal_action == "raise":
                 why = (
                     self.game.explain_illegal(i, int(a[i]))
