@@ -496,28 +496,32 @@ def _best_search(work, hand, table, n_table, oblig, oblig_new, vals, low_ace, no
             while c < JOKER and avail[c] == 0:
                 c += 1
             if c == JOKER or nodes > node_limit:
-                for x in range(NUM_TYPES):
-                    left[x] = avail[x] + skipped[x]
-                for k in range(n_table):
-                    for f in range(6):
-                        melds[k, f] = table[k, f]
-                for q in range(n_new):
-                    for f in range(6):
-                        melds[n_table + q, f] = new[q, f]
-                    steps[q, 0] = STEP_MELD
-                    steps[q, 1] = new_t[q]
-                    steps[q, 2] = 0
-                pts, sat, ns = lay_off(melds, n_table + n_new, left, steps, n_new, call_pts,
-                                       call_sat, oblig, oblig_new, vals, low_ace)  # fmt: skip
-                if sat and (not found or pts > best_pts):
-                    found = True
-                    best_pts = pts
-                    best_n = ns
-                    for q in range(ns):
-                        for f in range(3):
-                            out_steps[q, f] = steps[q, f]
+                # the leaf's lay-offs add at most the value of the cards left (an ace laid low
+                # less): a leaf under the best plan's points is not laid out (it would not
+                # replace it), as the bound prunes the inner nodes
+                if not (found and call_pts + rest <= best_pts):
                     for x in range(NUM_TYPES):
-                        out_left[x] = left[x]
+                        left[x] = avail[x] + skipped[x]
+                    for k in range(n_table):
+                        for f in range(6):
+                            melds[k, f] = table[k, f]
+                    for q in range(n_new):
+                        for f in range(6):
+                            melds[n_table + q, f] = new[q, f]
+                        steps[q, 0] = STEP_MELD
+                        steps[q, 1] = new_t[q]
+                        steps[q, 2] = 0
+                    pts, sat, ns = lay_off(melds, n_table + n_new, left, steps, n_new, call_pts,
+                                           call_sat, oblig, oblig_new, vals, low_ace)  # fmt: skip
+                    if sat and (not found or pts > best_pts):
+                        found = True
+                        best_pts = pts
+                        best_n = ns
+                        for q in range(ns):
+                            for f in range(3):
+                                out_steps[q, f] = steps[q, f]
+                        for x in range(NUM_TYPES):
+                            out_left[x] = left[x]
             elif not (found and call_pts + rest <= best_pts):
                 start = 0 if depth == 0 else fr_start[depth - 1] + fr_n[depth - 1]
                 fr_n[depth] = node_templates(c, avail, skipped, tb, start, vals, low_ace)
