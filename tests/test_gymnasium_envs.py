@@ -493,3 +493,76 @@ def test_random_play_returns_are_the_final_points(seed, n, fixed):
             # zero-sum: the learner's return is its points less the other player's
             assert ret[i] == pytest.approx(points[seat] - points[1 - seat])
             ret[i] = 0
+
+
+# -- the step's observations: every row written, none written again -------------------------
+
+
+class Failing:
+    """A factory of random agents (one game at a time) whose ``calls``-th move raises."""
+
+    def __init__(self, calls: int) -> None:
+        self.left = calls
+
+    def build(self, seed: int) -> object:
+        outer, rng = self, np.random.default_rng(seed)
+
+        class Agent:
+            name = "failing"
+
+            def act(self, observation, view=None):
+                outer.left -= 1
+                if outer.left == 0:
+                    raise RuntimeError("the agent fails")
+                return int(rng.choice(np.flatnonzero(observation["action_mask"])))
+
+        return Agent()
+
+
+@pytest.mark.parametrize(
+    "gym_id, opponent",
+    [
+        (GIN, None),  # compiled, one agent for every game (threaded rounds on >= 64 games)
+        (GIN, "random"),
+        (GIN, ActOnly()),  # Python, one game at a time
+        ("rummy/FiveHundredRum-v1", None),  # compiled, an agent per game and seat
+        ("rummy/Rummy51-v1", None),
+    ],
+)
+@pytest.mark.parametrize("n", [5, 70])
+def test_step_writes_every_observation_row_into_a_fresh_array(gym_id, opponent, n):
+    # the step hands the user its buffer: poisoned with NaN, every row must be written, with
+    # the learner's view of its game, and nothing handed out before may change
+    if n > 5 and gym_id != GIN and opponent is not None:
+        pytest.skip("one size is enough for the Python opponents")
+    kwargs = {} if opponent is None else {"opponent": opponent}
+    venv = gym.make_vec(gym_id, num_envs=n, **kwargs)
+    env = venv.unwrapped
+    env._fresh_obs = lambda: np.full_like(env._obs, np.nan)
+    rng = np.random.default_rng(n)
+    obs, info = venv.reset(seed=n)
+    kept = [(obs, obs.copy())]
+    for _ in range(25):
+        obs, _, _, _, info = venv.step(random_legal(info["action_mask"], rng))
+        assert obs is not kept[-1][0]
+        kept.append((obs, obs.copy()))
+        for i in range(n):
+            seat = int(info["learner_seat"][i])
+            assert np.array_equal(obs[i], env.game.observe(i, seat))
+    for handed, then in kept:
+        assert np.array_equal(handed, then)
+
+
+def test_a_step_that_fails_midway_leaves_every_observation_row_current():
+    n = 4
+    venv = gym.make_vec(GIN, num_envs=n, opponent=Failing(calls=9))
+    env = venv.unwrapped
+    env._fresh_obs = lambda: np.full_like(env._obs, np.nan)
+    rng = np.random.default_rng(0)
+    _, info = venv.reset(seed=0)
+    with pytest.raises(RuntimeError, match="the agent fails"):
+        for _ in range(20):
+            _, _, _, _, info = venv.step(random_legal(info["action_mask"], rng))
+    cur = env.game.states["cur"]
+    for i in range(n):
+        assert np.array_equal(env._obs[i], env.game.observe(i, int(cur[i])))
