@@ -39,7 +39,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import prange, types
+from numba import get_num_threads, prange, types
 from numba.extending import overload
 
 from rummy_agents import joker_greedy_kernels as J
@@ -478,13 +478,18 @@ def play_per_game(states, cfg, tables, masks, obs, na, seat, acted, streams, fix
 @kernel(parallel=True)
 def play_per_game_parallel(states, cfg, tables, masks, obs, na, seat, acted, streams,
                            fixed_seat, learner_from, actions, rewards, term, trunc, final_obs,
-                           final_info, final_seat, started, policy, gens, start):  # fmt: skip
-    """:func:`play_per_game` with threads over chunks of games (the same results: the games
-    are independent). A game that stops (not ``DONE``) stops only itself; the first of them
-    is returned, and :func:`play_per_game` resumes from it.
+                           final_info, final_seat, started, policy, gens, start,
+                           chunks):  # fmt: skip
+    """:func:`play_per_game` with threads over ``chunks`` chunks of games (the same results:
+    the games are independent). A game that stops (not ``DONE``) stops only itself; the first
+    of them is returned, and :func:`play_per_game` resumes from it.
+
+    Each chunk makes the agent's buffers (a dozen arrays, a plan memo) and the game's work
+    buffers: one chunk per thread (:class:`PerThread`) makes them once per thread. numba
+    hands each thread a contiguous block of chunks, so more chunks would not balance better.
     """
     n = states.shape[0]
-    n_ch = min(n - start, PAR_CHUNKS)
+    n_ch = max(min(n - start, chunks), 1)
     stops = np.full(n, -1, np.int64)
     slots = np.zeros(n, np.int64)
     acts = np.zeros(n, np.int64)
@@ -508,6 +513,20 @@ def play_per_game_parallel(states, cfg, tables, masks, obs, na, seat, acted, str
         if stops[i] >= 0:
             return stops[i], i, slots[i], acts[i]
     return DONE, n, 0, 0
+
+
+class PerThread:
+    """:func:`play_per_game_parallel` called as :func:`play_per_game` (the same arguments),
+    with one chunk of games per thread numba runs (read at each call: ``set_num_threads``
+    may change it).
+    """
+
+    def __init__(self, kernel: Any = play_per_game_parallel) -> None:
+        self.kernel = kernel
+
+    def __call__(self, *args: Any) -> Any:
+        """The kernel on ``args`` and ``numba.get_num_threads()`` chunks."""
+        return self.kernel(*args, get_num_threads())
 
 
 HAND_OVER = 3
@@ -622,8 +641,8 @@ class CompiledPolicy(NamedTuple):
     """:func:`play_shared_parallel` where the policy supports it (None: serial only)."""
     per_game: Any = play_per_game
     """The loop of one agent per game and seat, built anew every episode."""
-    per_game_parallel: Any = play_per_game_parallel
-    """:func:`play_per_game` with threads."""
+    per_game_parallel: Any = PerThread()
+    """:func:`play_per_game` with threads (:class:`PerThread`: the same arguments)."""
     seed_rows: Any = seed_rows
     """Seeds the per-game generators of games dealt anew (:func:`seed_rows`)."""
     single: Any = play_single
@@ -647,6 +666,7 @@ __all__ = [
     "KIND_TAGS",
     "CompiledPolicy",
     "play_per_game",
+    "PerThread",
     "play_per_game_parallel",
     "play_shared",
     "play_shared_parallel",
