@@ -566,3 +566,32 @@ def test_a_step_that_fails_midway_leaves_every_observation_row_current():
     cur = env.game.states["cur"]
     for i in range(n):
         assert np.array_equal(env._obs[i], env.game.observe(i, int(cur[i])))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.data(),
+    n=st.integers(1, 9),
+    na=st.integers(1, 12),
+)
+def test_mark_illegal_is_the_numpy_legality_check(data, n, na):
+    from rummy_env.core.learner import mark_illegal
+
+    width = na + data.draw(st.integers(0, 3))  # a batch's masks may be wider than its actions
+    values = st.integers(0, 2)  # entries other than 0 and 1 are not legal either
+    masks = np.array(
+        data.draw(
+            st.lists(st.lists(values, min_size=width, max_size=width), min_size=n, max_size=n)
+        ),
+        dtype=np.int8,
+    )
+    actions = np.array(
+        data.draw(st.lists(st.integers(-3, width + 2), min_size=n, max_size=n)), dtype=np.int64
+    )
+    illegal = np.ones(n, dtype=bool)
+    first = mark_illegal(masks, actions, na, illegal)
+    ok = (actions >= 0) & (actions < na)
+    want = ~ok
+    want[ok] = masks[np.flatnonzero(ok), actions[ok]] != 1
+    np.testing.assert_array_equal(illegal, want)
+    assert first == (int(np.flatnonzero(want)[0]) if want.any() else -1)
