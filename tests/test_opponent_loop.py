@@ -107,6 +107,17 @@ def test_parallel_loop_equals_python_loop() -> None:
     assert all(run.loaded), "both kernels take turns in the timing trial"
 
 
+@pytest.mark.parametrize("chunks", [1, 3, 7])
+def test_per_game_loop_results_do_not_depend_on_its_chunks(monkeypatch, chunks) -> None:
+    """``PerThread`` splits the games into one chunk per numba thread: any count gives the
+    Python loop's results (the first ``WARMUP_CALLS`` calls run the threaded kernel).
+    """
+    from rummy_agents import opponent_loop
+
+    monkeypatch.setattr(opponent_loop, "get_num_threads", lambda: chunks)
+    _play_both("rummy/FiveHundredRum-v1", {}, 256, 8, seed=chunks)
+
+
 def _refer_once(env: Any) -> None:
     """Make the per-game loop hand its first opponent move of each call to the reference."""
     cp = env._per_game
