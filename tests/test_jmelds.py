@@ -14,6 +14,7 @@ from rummy_env.core.jmelds import (
     TPL_C,
     TPL_KIND,
     TPL_WIN,
+    feasible_templates,
     hand_masks,
     template_jokers,
     template_needs,
@@ -48,3 +49,29 @@ def test_fast_check_equals_direct_check(cards, jokers):
     for t in range(NUM_TEMPLATES):
         fast = template_jokers(t, jokers, rs, sp, TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN)
         assert fast == template_needs(t, hand, TPL_KIND, TPL_A, TPL_B, TPL_C), template_str(t)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cards=st.lists(st.integers(0, 51), min_size=0, max_size=24),
+    jokers=st.integers(0, 4),
+)
+def test_feasible_templates_are_every_playable_template_in_order(cards, jokers):
+    # the ranks and suits it skips hold no playable template: the same list as the check of
+    # every template, in template order
+    hand = np.zeros(53, np.int8)
+    for c in cards:
+        hand[c] = min(hand[c] + 1, 2)
+    hand[52] = jokers
+    rs = np.zeros(13, np.int64)
+    sp = np.zeros(4, np.int64)
+    hand_masks(hand, rs, sp)
+    out_t = np.full(NUM_TEMPLATES, -1, np.int64)
+    out_j = np.full(NUM_TEMPLATES, -1, np.int64)
+    n = feasible_templates(jokers, rs, sp, TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN, out_t, out_j)
+    want = [
+        (t, j)
+        for t in range(NUM_TEMPLATES)
+        if (j := template_needs(t, hand, TPL_KIND, TPL_A, TPL_B, TPL_C)) >= 0
+    ]
+    assert list(zip(out_t[:n].tolist(), out_j[:n].tolist(), strict=True)) == want

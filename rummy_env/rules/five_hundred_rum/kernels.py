@@ -36,16 +36,19 @@ from rummy_env.core.batch import (  # the names callers use
 )
 from rummy_env.core.jit import kernel
 from rummy_env.core.jmelds import (
+    GROUP_START,
     JOKER,
-    NUM_GROUP_TEMPLATES,
     NUM_TEMPLATES,
+    RUN_START,
     TPL_A,
     TPL_B,
     TPL_C,
     TPL_KIND,
     TPL_WIN,
+    groups_possible,
     popcount16,
     pos_card,
+    runs_possible,
     template_needs,
     template_size,
 )
@@ -110,21 +113,6 @@ read the module globals, which numba compiles in as constants: passing arrays to
 function that is not inlined costs a reference count increment and decrement per array."""
 TPL_SIZE = np.array([template_size(t, TPL_KIND, TPL_B, TPL_C) for t in range(NUM_TEMPLATES)],
                     np.int64)  # fmt: skip
-GROUP_START = np.array(
-    [int(np.flatnonzero((TPL_KIND == 1) & (TPL_A == r))[0]) for r in range(13)]
-    + [NUM_GROUP_TEMPLATES],
-    np.int64,
-)  # group templates of rank r: GROUP_START[r] .. GROUP_START[r + 1] - 1
-RUN_START = np.array(
-    [int(np.flatnonzero((TPL_KIND == 2) & (TPL_A == s))[0]) for s in range(4)] + [NUM_TEMPLATES],
-    np.int64,
-)  # run templates of suit s: RUN_START[s] .. RUN_START[s + 1] - 1
-assert all(
-    (TPL_A[GROUP_START[r] : GROUP_START[r + 1]] == r).all()
-    and (TPL_KIND[GROUP_START[r] : GROUP_START[r + 1]] == 1).all()
-    for r in range(13)
-) and all((TPL_A[RUN_START[s] : RUN_START[s + 1]] == s).all() for s in range(4))
-
 # -- work buffer ----------------------------------------------------------------------------
 # One int64 array per thread holds the scratch of the masks, so that no kernel allocates per call.
 WS_T = 0  # feasible templates
@@ -290,7 +278,7 @@ def _meld3_with(rs, sp, jk, x) -> bool:
     """
     s = x // 13
     r = x % 13
-    if popcount16(rs >> (4 * r) & 15) + jk >= 3:
+    if groups_possible(rs >> (4 * r) & 15, jk):
         return True
     held = sp >> (14 * s) & 0x3FFF
     for pos in (0, 13) if r == 0 else (r, r):
@@ -802,14 +790,14 @@ def _draw_mask(rec, cfg, p, out):
 
 @kernel(counted=False)
 def _feasible(ws, rs, sp, jokers) -> int:
-    """``core.jmelds.feasible_templates`` of the summarised hand, skipping the ranks and suits
-    that cannot make a meld (too few cards and jokers; no 3 in a row without a joker). Writes
-    template ids and jokers to ``ws`` and returns how many.
+    """``core.jmelds.feasible_templates`` of this game's packed hand summary (ranks' suits in
+    4-bit fields of ``rs``, suits' positions in 14-bit fields of ``sp``), skipping the same
+    ranks and suits. Writes template ids and jokers to ``ws`` and returns how many.
     """
     n = 0
     for r in range(13):
         held = rs >> (4 * r) & 15
-        if popcount16(held) + jokers < 3:
+        if not groups_possible(held, jokers):
             continue
         for t in range(GROUP_START[r], GROUP_START[r + 1]):
             if (TPL_B[t] & ~held) == 0 and TPL_C[t] <= jokers:
@@ -818,7 +806,7 @@ def _feasible(ws, rs, sp, jokers) -> int:
                 n += 1
     for s in range(4):
         held = sp >> (14 * s) & 0x3FFF
-        if held == 0 or (jokers == 0 and (held & held >> 1 & held >> 2) == 0):
+        if not runs_possible(held, jokers):
             continue
         for t in range(RUN_START[s], RUN_START[s + 1]):
             w = TPL_WIN[t]
