@@ -33,12 +33,8 @@ def test_template_counts_and_shapes():
     assert "run s Q..A" in strs and "run s A..3" in strs and "run s K..2" not in strs
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    cards=st.lists(st.integers(0, 51), min_size=0, max_size=20),
-    jokers=st.integers(0, 4),
-)
-def test_fast_check_equals_direct_check(cards, jokers):
+def summarised(cards: list[int], jokers: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A hand of ``cards`` (at most two copies each) and ``jokers``, with its ``hand_masks``."""
     hand = np.zeros(53, np.int8)
     for c in cards:
         hand[c] = min(hand[c] + 1, 2)
@@ -46,6 +42,16 @@ def test_fast_check_equals_direct_check(cards, jokers):
     rs = np.zeros(13, np.int64)
     sp = np.zeros(4, np.int64)
     hand_masks(hand, rs, sp)
+    return hand, rs, sp
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cards=st.lists(st.integers(0, 51), min_size=0, max_size=20),
+    jokers=st.integers(0, 4),
+)
+def test_fast_check_equals_direct_check(cards, jokers):
+    hand, rs, sp = summarised(cards, jokers)
     for t in range(NUM_TEMPLATES):
         fast = template_jokers(t, jokers, rs, sp, TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN)
         assert fast == template_needs(t, hand, TPL_KIND, TPL_A, TPL_B, TPL_C), template_str(t)
@@ -59,13 +65,7 @@ def test_fast_check_equals_direct_check(cards, jokers):
 def test_feasible_templates_are_every_playable_template_in_order(cards, jokers):
     # the ranks and suits it skips hold no playable template: the same list as the check of
     # every template, in template order
-    hand = np.zeros(53, np.int8)
-    for c in cards:
-        hand[c] = min(hand[c] + 1, 2)
-    hand[52] = jokers
-    rs = np.zeros(13, np.int64)
-    sp = np.zeros(4, np.int64)
-    hand_masks(hand, rs, sp)
+    hand, rs, sp = summarised(cards, jokers)
     out_t = np.full(NUM_TEMPLATES, -1, np.int64)
     out_j = np.full(NUM_TEMPLATES, -1, np.int64)
     n = feasible_templates(jokers, rs, sp, TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN, out_t, out_j)

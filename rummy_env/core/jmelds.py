@@ -173,28 +173,26 @@ def runs_possible(held, jokers) -> bool:
     return held != 0 and (jokers > 0 or (held & held >> 1 & held >> 2) != 0)
 
 
-@kernel(counted=False)
-def feasible_templates(jokers, rank_suits, suit_pos, kinds, ta, tb, tc, twin, out_t, out_j):
-    """Every template the summarised hand can play, in template order: writes their ids to
-    ``out_t`` and jokers needed to ``out_j``; returns how many. The ranks and suits that cannot
-    make a meld (:func:`groups_possible`, :func:`runs_possible`) are skipped whole (a 14-card
-    hand without jokers leaves most of the 685 templates unread); the rest is one pass with no
-    early returns, a tight loop.
+@kernel(inline="always")
+def rank_groups(r, held, jokers, tb, tc, out_t, out_j, n) -> int:
+    """The group templates of rank ``r`` that the held suits (bits of ``held``) and ``jokers``
+    can play, appended to ``out_t``/``out_j`` from ``n``; returns the new count.
     """
-    n = 0
-    for r in range(13):
-        held = rank_suits[r]
-        if not groups_possible(held, jokers):
-            continue
+    if groups_possible(held, jokers):
         for t in range(GROUP_START[r], GROUP_START[r + 1]):
             if (tb[t] & ~held) == 0 and tc[t] <= jokers:
                 out_t[n] = t
                 out_j[n] = tc[t]
                 n += 1
-    for s in range(4):
-        held = suit_pos[s]
-        if not runs_possible(held, jokers):
-            continue
+    return n
+
+
+@kernel(inline="always")
+def suit_runs(s, held, jokers, twin, out_t, out_j, n) -> int:
+    """The run templates of suit ``s`` that the held positions (bits of ``held``) and
+    ``jokers`` can play, appended to ``out_t``/``out_j`` from ``n``; returns the new count.
+    """
+    if runs_possible(held, jokers):
         for t in range(RUN_START[s], RUN_START[s + 1]):
             w = twin[t]
             have = held & w
@@ -205,6 +203,22 @@ def feasible_templates(jokers, rank_suits, suit_pos, kinds, ta, tb, tc, twin, ou
                     out_t[n] = t
                     out_j[n] = j
                     n += 1
+    return n
+
+
+@kernel(counted=False)
+def feasible_templates(jokers, rank_suits, suit_pos, kinds, ta, tb, tc, twin, out_t, out_j):
+    """Every template the summarised hand can play, in template order: writes their ids to
+    ``out_t`` and jokers needed to ``out_j``; returns how many. The ranks and suits that cannot
+    make a meld (:func:`groups_possible`, :func:`runs_possible`) are skipped whole (a 14-card
+    hand without jokers leaves most of the 685 templates unread); the rest is one pass with no
+    early returns, a tight loop.
+    """
+    n = 0
+    for r in range(13):
+        n = rank_groups(r, rank_suits[r], jokers, tb, tc, out_t, out_j, n)
+    for s in range(4):
+        n = suit_runs(s, suit_pos[s], jokers, twin, out_t, out_j, n)
     return n
 
 

@@ -36,10 +36,8 @@ from rummy_env.core.batch import (  # the names callers use
 )
 from rummy_env.core.jit import kernel
 from rummy_env.core.jmelds import (
-    GROUP_START,
     JOKER,
     NUM_TEMPLATES,
-    RUN_START,
     TPL_A,
     TPL_B,
     TPL_C,
@@ -48,7 +46,8 @@ from rummy_env.core.jmelds import (
     groups_possible,
     popcount16,
     pos_card,
-    runs_possible,
+    rank_groups,
+    suit_runs,
     template_needs,
     template_size,
 )
@@ -791,33 +790,16 @@ def _draw_mask(rec, cfg, p, out):
 @kernel(counted=False)
 def _feasible(ws, rs, sp, jokers) -> int:
     """``core.jmelds.feasible_templates`` of this game's packed hand summary (ranks' suits in
-    4-bit fields of ``rs``, suits' positions in 14-bit fields of ``sp``), skipping the same
-    ranks and suits. Writes template ids and jokers to ``ws`` and returns how many.
+    4-bit fields of ``rs``, suits' positions in 14-bit fields of ``sp``). Writes template ids
+    and jokers to ``ws`` and returns how many.
     """
+    out_t = ws[WS_T:WS_J]
+    out_j = ws[WS_J:WS_KNOWN]
     n = 0
     for r in range(13):
-        held = rs >> (4 * r) & 15
-        if not groups_possible(held, jokers):
-            continue
-        for t in range(GROUP_START[r], GROUP_START[r + 1]):
-            if (TPL_B[t] & ~held) == 0 and TPL_C[t] <= jokers:
-                ws[WS_T + n] = t
-                ws[WS_J + n] = TPL_C[t]
-                n += 1
+        n = rank_groups(r, rs >> (4 * r) & 15, jokers, TPL_B, TPL_C, out_t, out_j, n)
     for s in range(4):
-        held = sp >> (14 * s) & 0x3FFF
-        if not runs_possible(held, jokers):
-            continue
-        for t in range(RUN_START[s], RUN_START[s + 1]):
-            w = TPL_WIN[t]
-            have = held & w
-            missing = w & ~have
-            if have != 0 and (missing == 0 or jokers > 0):
-                j = popcount16(missing)
-                if j <= jokers:
-                    ws[WS_T + n] = t
-                    ws[WS_J + n] = j
-                    n += 1
+        n = suit_runs(s, sp >> (14 * s) & 0x3FFF, jokers, TPL_WIN, out_t, out_j, n)
     return n
 
 
