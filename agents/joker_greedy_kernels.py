@@ -325,6 +325,23 @@ def next_legal(masks, b, a, hi):
 
 
 @kernel(counted=False)
+def all_zero(masks, b, lo, hi):
+    """Are the entries ``masks[b, lo:hi]`` all 0 (no action there legal, nor allowed as a plan
+    step)?
+    """
+    a = lo
+    while a + 8 <= hi:
+        if not _none_of_8(masks, b, a):
+            return False
+        a += 8
+    while a < hi:
+        if masks[b, a] != 0:
+            return False
+        a += 1
+    return True
+
+
+@kernel(counted=False)
 def legal_offsets(masks, b, lo, hi, out):
     """The legal actions ``lo <= a < hi`` of row ``b``, as ``a - lo``, into ``out`` in order;
     returns how many.
@@ -576,6 +593,14 @@ def greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps
         return take + _best_take(nets, depths, n, False)
     # play
     oblig = one_hot(obs, b, prm[K_OBLIG], NUM_TYPES)
+    keep[0] = -1
+    if (prm[K_HOLD] < 0 or oblig >= 0) and all_zero(
+        masks, b, prm[K_MELD], min(prm[K_DISCARD], masks.shape[1])
+    ):
+        # no meld or lay-off is allowed and the plan cannot be held: no step of it could be
+        # played, so the reference ends at the discard whatever the plan (one search saved)
+        return _discard500(obs, b, masks, prm, hand, table, n_table, keep, vals, rng, cands,
+                           scores, nxt, pcount)  # fmt: skip
     new_meld = prm[K_NEW] != 0
     found, _, ns = plan_turn_in(work, hand, table, oblig, new_meld and oblig >= 0, vals,
                                 low_ace, prm[K_NODES], steps, left)  # fmt: skip
@@ -1073,6 +1098,11 @@ def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, ste
     if next_legal(masks, b, prm[R_RETRIEVE], hi) < hi:
         return _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2,
                                  n_table, taken, steps, left, pbuf)  # fmt: skip
+    if all_zero(masks, b, prm[R_MELD], hi):
+        # no meld, lay-off or joker placement is allowed: no step of the plan could be played,
+        # so the reference ends at the discard whatever the plan (skipping it saves a search)
+        return _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps,
+                          left, prot, nxt, cands, keys, pbuf)  # fmt: skip
     oblig = one_hot(obs, b, prm[R_OBLIG], NUM_TYPES)
     found, _, ns = _plan51(obs, b, prm, opened, hand, table, taken, oblig, steps, left, pbuf)
     out = False

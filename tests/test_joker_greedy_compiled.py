@@ -321,6 +321,49 @@ def test_malformed_observations_decide_as_the_reference(game):
     assert n > 0
 
 
+@pytest.mark.parametrize("default_agent", [True, False])
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_masks_with_other_entries_decide_as_the_reference(game, default_agent):
+    """Mask entries other than 0 and 1 (int8 2 and -1): legal means ``== 1`` but a plan step
+    is played where the entry is not 0, so with every placement's 1 turned into 2 no
+    placement is legal and the plan's steps still are (the kernels skip the plan only where
+    every placement entry is 0). The same action and generator state as the reference.
+    """
+    mod, options, make = GAMES[game]
+    env = mod.raw_env(**options)
+    env.reset(seed=11)
+    lay = env.layout
+    rng = np.random.default_rng(2)
+    if default_agent:
+        agent = FiveHundredRumGreedyAgent if game == "five_hundred_rum" else Rummy51GreedyAgent
+        a, b = agent(seed=2), agent(seed=2)
+    else:
+        a, b = make(2), make(2)
+    played = 0
+    for _ in range(examples(600)):
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            env.reset(seed=int(rng.integers(1 << 20)))
+            continue
+        obs = env.observe(name)
+        legal = obs["action_mask"]
+        mask = legal.astype(np.int8)
+        place = mask[lay.meld_base : lay.discard_base]
+        played += int((place == 1).any())
+        if rng.random() < 0.7:
+            place[place == 1] = 2
+        for _ in range(int(rng.integers(0, 3))):
+            mask[int(rng.integers(lay.meld_base, lay.discard_base))] = rng.choice([2, -1])
+        row = {"observation": obs["observation"], "action_mask": mask}
+        view = SeatView(env, name)
+        assert outcome(lambda r=row, v=view: a.act(r, v)) == outcome(
+            lambda r=row, v=view: b.act_reference(r, v)
+        )
+        assert same_state(a.rng, b.rng)
+        env.step(int(rng.choice(np.flatnonzero(legal))))
+    assert played > examples(600) // 20  # positions with a placement to play were met
+
+
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_act_batch_needs_the_options_and_checks_its_input(game):
     _, options, make = GAMES[game]
