@@ -186,21 +186,6 @@ def joker_spot(melds, nm, left):
 
 
 @kernel(counted=False)
-def _window_jokers(s, lo, hi, avail, skipped):
-    """Jokers a run of suit ``s`` on ``lo..hi`` needs; 99 when it would take a card the search
-    left in hand (the engine takes every natural the hand holds).
-    """
-    j = 0
-    for pos in range(lo, hi + 1):
-        x = _pos_card(s, pos)
-        if avail[x] == 0:
-            if skipped[x] > 0:
-                return 99
-            j += 1
-    return j
-
-
-@kernel(counted=False)
 def node_templates(c, avail, skipped, tb, start, vals, low_ace):
     """The templates holding the lowest card ``c``, in ``MeldPlanner._templates_with``'s order,
     as rows of ``tb`` from ``start`` (t, jokers, points, value of the cards, meld); returns how
@@ -241,33 +226,49 @@ def node_templates(c, avail, skipped, tb, start, vals, low_ace):
             tb[n, 8] = mask
             tb[n, 9] = j
             n += 1
+    # runs: the window lo..hi grows one position at a time, its jokers (99 once it holds a
+    # natural the search left in hand), points and value summed as it grows
     for pi in range(2 if r == 0 else 1):
         p = (0 if pi == 0 else 13) if r == 0 else r
+        low_miss = 0  # naturals missing from lo..p, and whether one was left in hand
+        low_left = False
         for lo in range(p, -1, -1):
-            if _window_jokers(s, lo, p, avail, skipped) > jk:
+            x = _pos_card(s, lo)
+            if avail[x] == 0:
+                low_miss += 1
+                low_left = low_left or skipped[x] > 0
+            if (99 if low_left else low_miss) > jk:
                 break
-            for hi in range(max(p, lo + 2), 14):
-                if lo == 0 and hi == 13:
-                    break
-                jn = _window_jokers(s, lo, hi, avail, skipped)
+            first = max(p, lo + 2)
+            miss = 0
+            left_out = False
+            jmask = 0
+            tp = 0
+            value = 0
+            for pos in range(lo, 14):
+                if lo == 0 and pos == 13:
+                    break  # no run is both low and high
+                x = _pos_card(s, pos)
+                if avail[x] > 0:
+                    tp += low_ace if pos == 0 else vals[x]
+                    value += vals[x]
+                else:
+                    miss += 1
+                    left_out = left_out or skipped[x] > 0
+                    jmask |= 1 << pos
+                    tp += 15
+                    value += vals[JOKER]
+                if pos < first:
+                    continue
+                hi = pos
+                jn = 99 if left_out else miss
                 if jn > jk:
                     break
+                first = pos + 1  # the window grows by one from here
                 if hi - lo + 1 > 3 and (
                     avail[_pos_card(s, lo)] == 0 or avail[_pos_card(s, hi)] == 0
                 ):
                     continue  # longer runs end in naturals; the lay-off pass adds jokers
-                jmask = 0
-                tp = 0
-                value = 0
-                for pos in range(lo, hi + 1):
-                    x = _pos_card(s, pos)
-                    if avail[x] > 0:
-                        tp += low_ace if pos == 0 else vals[x]
-                        value += vals[x]
-                    else:
-                        jmask |= 1 << pos
-                        tp += 15
-                        value += vals[JOKER]
                 tb[n, 0] = RUN_ID[s, lo, hi]
                 tb[n, 1] = jn
                 tb[n, 2] = tp

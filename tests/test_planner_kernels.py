@@ -22,7 +22,13 @@ from rummy_agents.five_hundred_rum_greedy import (
     table_melds,
     turn_plan,
 )
-from rummy_agents.planner_kernels import CompiledMeldPlanner, table_array
+from rummy_agents.planner_kernels import (
+    TPL_FIELDS,
+    CompiledMeldPlanner,
+    card_values,
+    node_templates,
+    table_array,
+)
 from rummy_env import five_hundred_rum_v1, rummy51_v1
 from rummy_env.core.cards import parse_cards
 
@@ -187,6 +193,43 @@ def test_random_hands_plan_the_same(
     if expect is None and new:  # turn_plan's second try
         expect = py.best(hand, table, ob, False)
     assert same(cp.turn_plan(hand, table, ob, new), expect)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    hand=hands(),
+    jokers=st.integers(0, 6),
+    left=st.lists(st.integers(0, 52), max_size=12),
+    v51015=st.booleans(),
+    data=st.data(),
+)
+def test_node_templates_are_the_python_planners(
+    hand: list[int], jokers: int, left: list[int], v51015: bool, data: st.DataObject
+) -> None:
+    """One search node's templates, compiled, are ``MeldPlanner._templates_with``'s: the same
+    templates in the same order with the same jokers, points and melds, for any card of the
+    hand, up to 6 jokers and naturals the search left in hand (``skipped``) anywhere.
+    """
+    avail = list(hand)
+    avail[52] = jokers
+    skipped = [0] * 53
+    for x in left:
+        skipped[x] += 1
+    held = [x for x in range(52) if avail[x] > 0]
+    if not held:
+        return
+    c = data.draw(st.sampled_from(held))
+    py = MeldPlanner(v51015, 3000)
+    expect = py._templates_with(c, avail, skipped)
+    vals = card_values(v51015)
+    tb = np.full((64 + len(expect), TPL_FIELDS), -7, np.int64)
+    n = node_templates(c, np.array(avail, np.int64), np.array(skipped, np.int64), tb, 3, vals,
+                       5 if v51015 else 1)  # fmt: skip
+    assert n == len(expect)
+    assert (tb[:3] == -7).all() and (tb[3 + n :] == -7).all()  # rows from `start`, no more
+    for row, (t, meld, taken, j, tp) in zip(tb[3 : 3 + n], expect, strict=True):
+        assert (row[0], row[1], row[2], list(row[4:10])) == (t, j, tp, meld)
+        assert row[3] == sum(vals[x] for x in taken) + vals[52] * j
 
 
 def test_the_node_limit_cuts_the_same_search() -> None:
