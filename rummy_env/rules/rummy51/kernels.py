@@ -288,27 +288,27 @@ def _natural_points(h, mask) -> int:
 
 
 @kernel(inline="always")
-def _points_bound(h, ct, cj, d, nf) -> int:
+def _points_bound(h, ct, cj, nf) -> int:
     """An upper bound on the points of any set of disjoint melds from ``h`` (the templates
-    ``ct[d, :nf]`` with jokers ``cj[d, :nf]``): the naturals that fit a meld without jokers,
-    plus, since at most one meld per joker uses jokers, the ``jokers`` best values of other
-    naturals a joker meld takes, plus 11 a joker.
+    ``ct[:nf]`` with jokers ``cj[:nf]``): the naturals that fit a meld without jokers, plus,
+    since at most one meld per joker uses jokers, the ``jokers`` best values of other naturals
+    a joker meld takes, plus 11 a joker.
     """
     kinds, ta, tb, tc = TPL_KIND, TPL_A, TPL_B, TPL_C
     free = 0
     for k in range(nf):
-        if cj[d, k] == 0:
-            free |= _template_naturals(h, ct[d, k], kinds, ta, tb, tc)
+        if cj[k] == 0:
+            free |= _template_naturals(h, ct[k], kinds, ta, tb, tc)
     bound = _natural_points(h, free)
     jk = h[JOKER]
     if jk == 0:
         return bound
     top0 = top1 = top2 = top3 = 0  # the best joker-meld extras, largest first
     for k in range(nf):
-        if cj[d, k] == 0:
+        if cj[k] == 0:
             continue
         v = 0  # one copy of each natural: a meld takes one
-        nat = _template_naturals(h, ct[d, k], kinds, ta, tb, tc) & ~free
+        nat = _template_naturals(h, ct[k], kinds, ta, tb, tc) & ~free
         for c in range(52):
             if nat >> c & 1:
                 v += 11 if c % 13 == 0 else card_penalty(c)
@@ -374,7 +374,7 @@ def _enter(h, kept, lv, d, ws) -> int:
                 ct[d, nf] = t
                 cj[d, nf] = j
                 nf += 1
-    if need > 0 and _points_bound(h, ct, cj, d, nf) < need:
+    if need > 0 and _points_bound(h, ct[d], cj[d], nf) < need:
         return 0
     # which naturals each candidate takes from this hand (for the dominance test in _reach)
     for k in range(nf):
@@ -905,15 +905,23 @@ def _play_mask(rec, cfg, p, out, ws):
     was_open = rec.opened[p]
     # new melds: a not-opened player only when the opening is reachable at all
     go = rec.n_melds < cfg[C_M]
-    if go and was_open == 0:
-        swap = cfg[C_RJ_MELD] == 0 and can_retrieve_with(rec, ts)
-        go = _reach(hand, ws[2], cfg[C_THRESH] - op, ob, ts, 0, joker_room(rec), swap,
-                    ws)  # fmt: skip
+    cand_t, cand_j = ws[8], ws[9]
+    nf = 0
     if go:
         rs, sp = ws[3], ws[4]
         hand_masks(hand, rs, sp)
-        cand_t, cand_j = ws[8], ws[9]
         nf = feasible_templates(hand[JOKER], rs, sp, kinds, ta, tb, tc, twin, cand_t, cand_j)
+    if go and was_open == 0:
+        need = cfg[C_THRESH] - op
+        if need > 0:
+            # the opening search's root bound: no new melds are worth the points still needed.
+            # Past it every first meld is searched below, and one is legal exactly when the
+            # opening is reachable: the search of the whole opening would be done twice
+            go = _points_bound(hand, cand_t, cand_j, nf) >= need
+        else:
+            swap = cfg[C_RJ_MELD] == 0 and can_retrieve_with(rec, ts)
+            go = _reach(hand, ws[2], need, ob, ts, 0, joker_room(rec), swap, ws)
+    if go:
         total = hand_total(rec, p)
         for k in range(nf):
             t = cand_t[k]
