@@ -40,6 +40,7 @@ from rummy_agents.planner_kernels import (
     fit_natural,
     plan51_memo,
     plan_best51_memo,
+    plan_best51_pair_memo,
     plan_best_in,
     plan_turn_in,
     plan_work,
@@ -854,6 +855,15 @@ def _free51(hand, taken, empty, prm, steps, left, pbuf):
 
 
 @kernel(counted=False)
+def _plan51_pair(obs, b, prm, opened, hand, table, taken, oblig, steps, left, pbuf, empty):
+    """:func:`_plan51` and :func:`_free51` of one hand (the same ``taken``) in one search."""
+    laid = _laid51(obs, b, prm, opened)
+    return plan_best51_pair_memo(pbuf[0], hand, table, opened, prm[R_THRESH] - laid,
+                                 laid > 0 or oblig >= 0, oblig, taken, prm[R_NODES], steps,
+                                 left, pbuf[2], pbuf[3], pbuf[1], empty)  # fmt: skip
+
+
+@kernel(counted=False)
 def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, left, pbuf):
     """Is the top discard ``d`` worth taking (``_wants``)?"""
     for x in range(NUM_TYPES):
@@ -862,14 +872,26 @@ def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, 
     if opened and can_retrieve(table, n_table, d):
         return True
     oblig = d if prm[R_DD_OPEN] != 0 and not opened else -1
+    need = PENALTY51[d] if prm[R_TAKE_ANY] == 0 else 1
+    if not opened:
+        # an opening is seldom in reach, so the free arrangements are mostly asked for too:
+        # each hand's plan and free arrangement come from one search (the same answers)
+        f0, v0, n0, g0, w0, _ = _plan51_pair(obs, b, prm, opened, hand, table, -1, -1, steps,
+                                             left, pbuf, empty)  # fmt: skip
+        f1, v1, n1, g1, w1, _ = _plan51_pair(obs, b, prm, opened, hand2, table, d, oblig,
+                                             steps, left, pbuf, empty)  # fmt: skip
+        ok0 = f0 and n0 > 0
+        ok1 = f1 and n1 > 0
+        if ok1:
+            return (not ok0) or v1 - v0 >= need
+        if ok0:
+            return False
+        return g0 and g1 and w1 - w0 >= need
     f0, v0, n0 = _plan51(obs, b, prm, opened, hand, table, -1, -1, steps, left, pbuf)
     f1, v1, n1 = _plan51(obs, b, prm, opened, hand2, table, d, oblig, steps, left, pbuf)
-    ok0 = f0 and (opened or n0 > 0)
-    ok1 = f1 and (opened or n1 > 0)
-    need = PENALTY51[d] if prm[R_TAKE_ANY] == 0 else 1
-    if ok1:
-        return (not ok0) or v1 - v0 >= need
-    if ok0:
+    if f1:
+        return (not f0) or v1 - v0 >= need
+    if f0:
         return False
     g0, w0, _ = _free51(hand, -1, empty, prm, steps, left, pbuf)
     g1, w1, _ = _free51(hand2, d, empty, prm, steps, left, pbuf)
@@ -1152,7 +1174,8 @@ def scratch51(prm, na):
         np.zeros((prm[R_M], 6), np.int64), np.zeros((1, 6), np.int64),
         np.empty((MAX_STEPS, 3), np.int64), np.empty(e, np.int64), np.empty(e, np.int64),
         np.empty(e, np.int64), np.empty(na, np.int64), np.empty((na, 3), np.int64),
-        (plan51_memo(prm[R_M], MEMO51_CARDS), plan_work(WORK_CARDS, prm[R_M])),
+        (plan51_memo(prm[R_M], MEMO51_CARDS), plan_work(WORK_CARDS, prm[R_M]),
+         np.empty((MAX_STEPS, 3), np.int64), np.empty(e, np.int64)),
     )  # fmt: skip
 
 

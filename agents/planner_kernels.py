@@ -698,7 +698,8 @@ def plan_best51(hand, table, opened, need, must_open, oblig, taken, layoffs, nod
     n_table = table_size(table)
     work = plan_work(_checked_cards(hand, out_steps), n_table)
     return _best51_search(work, hand, table, n_table, opened, need, must_open, oblig, taken,
-                          layoffs, node_limit, out_steps, out_left)  # fmt: skip
+                          layoffs, node_limit, out_steps, out_left, False, out_steps,
+                          out_left)[:3]  # fmt: skip
 
 
 @kernel(counted=False)
@@ -712,7 +713,8 @@ def plan_best51_in(work, hand, table, opened, need, must_open, oblig, taken, lay
         return plan_best51(hand, table, opened, need, must_open, oblig, taken, layoffs,
                            node_limit, out_steps, out_left)  # fmt: skip
     return _best51_search(work, hand, table, n_table, opened, need, must_open, oblig, taken,
-                          layoffs, node_limit, out_steps, out_left)  # fmt: skip
+                          layoffs, node_limit, out_steps, out_left, False, out_steps,
+                          out_left)[:3]  # fmt: skip
 
 
 NO_VALUES = np.zeros(NUM_TYPES, np.int64)
@@ -722,8 +724,17 @@ templates' points)."""
 
 @kernel(counted=False)
 def _best51_search(work, hand, table, n_table, opened, need, must_open, oblig, taken, layoffs,
-                   node_limit, out_steps, out_left):  # fmt: skip
-    """The search of :func:`plan_best51` in ``work``, large enough for the position."""
+                   node_limit, out_steps, out_left, free, free_steps,
+                   free_left):  # fmt: skip
+    """The search of :func:`plan_best51` in ``work``, large enough for the position; with
+    ``free`` also the free arrangement of the same hand (``plan_best51(hand, <no table>,
+    False, 0, False, -1, taken, False, node_limit)``) into ``free_steps`` / ``free_left``: the
+    search tree does not depend on the table, need, owed card or lay-offs, only the leaves do.
+
+    Returns:
+        (found, best, steps) and the free arrangement's (found, best, steps) (False, 0, 0
+        without ``free``).
+    """
     frames, tb, new, melds, steps, counts = work
     fr_c, fr_start, fr_n, fr_i = frames[0], frames[1], frames[2], frames[3]
     fr_removed, fr_pts, fr_sat, new_t = frames[4], frames[5], frames[6], frames[7]
@@ -745,6 +756,9 @@ def _best51_search(work, hand, table, n_table, opened, need, must_open, oblig, t
     call_pts = 0
     call_sat = oblig < 0
     call_from = 0
+    f_found = False
+    f_best = 0
+    f_n = 0
     while True:
         if call:
             call = False
@@ -753,6 +767,20 @@ def _best51_search(work, hand, table, n_table, opened, need, must_open, oblig, t
             while c < JOKER and avail[c] == 0:
                 c += 1
             if c == JOKER or nodes > node_limit:
+                if free and (not f_found or call_removed > f_best):
+                    # the free arrangement's leaf: any melds, none laid first, no lay-offs
+                    for x in range(NUM_TYPES):
+                        left[x] = avail[x] + skipped[x]
+                    if discardable(left, hand, taken):
+                        f_found = True
+                        f_best = call_removed
+                        f_n = n_new
+                        for q in range(n_new):
+                            free_steps[q, 0] = STEP_MELD
+                            free_steps[q, 1] = new_t[q]
+                            free_steps[q, 2] = 0
+                        for x in range(NUM_TYPES):
+                            free_left[x] = left[x]
                 ok = call_sat and not (n_new > 0 and call_pts < need)
                 ok = ok and not (must_open and n_new == 0)
                 lay = layoffs and (opened or n_new > 0)
@@ -854,7 +882,7 @@ def _best51_search(work, hand, table, n_table, opened, need, must_open, oblig, t
             call_sat = fr_sat[f] != 0
         call = True
         call_from = c
-    return found, best, best_n
+    return found, best, best_n, f_found, f_best, f_n
 
 
 MEMO51 = 8
@@ -894,25 +922,9 @@ def _hand_hash(hand):
 
 
 @kernel(counted=False)
-def plan_best51_memo(memo, hand, table, opened, need, must_open, oblig, taken, layoffs,
-                     node_limit, out_steps, out_left, work=None):  # fmt: skip
-    """:func:`plan_best51` (the same results, outputs and errors), answered from ``memo``
-    (:func:`plan51_memo`) when the same arguments were planned lately. The memo is keyed on
-    every input of the search (the hand, the table's melds, the flags, ``need`` as the search
-    reads it, the owed and taken cards, the node limit), so a hit is the plan the search would
-    find. A miss searches in the buffers ``work`` (:func:`plan_work`) if given.
-    """
-    n_table = table_size(table)
-    total = 0
-    for x in range(NUM_TYPES):
-        total += hand[x]
-    need = 0 if opened else need
-    if n_table > memo[0, 0] or total > memo[0, 1] or out_steps.shape[0] < total:
-        # beyond the memo, or arguments plan_best51 refuses (with its error)
-        return plan_best51(hand, table, opened, need, must_open, oblig, taken, layoffs,
-                           node_limit, out_steps, out_left)  # fmt: skip
-    h = _hand_hash(hand)
-    m_steps = M_TABLE + memo[0, 0] * 6
+def _memo_find(memo, h, hand, table, n_table, opened, need, must_open, oblig, taken, layoffs,
+               node_limit):  # fmt: skip
+    """The memo row holding these arguments (``h``: the hand's hash), -1 if none."""
     for e in range(1, MEMO51 + 1):
         row = memo[e]
         if not (row[M_HASH] == h and row[M_NTAB] == n_table and row[M_OPENED] == opened
@@ -928,23 +940,30 @@ def plan_best51_memo(memo, hand, table, opened, need, must_open, oblig, taken, l
             for f in range(6):
                 if row[M_TABLE + 6 * k + f] != table[k, f]:
                     same = False
-        if not same:
-            continue
-        found = row[M_FOUND] != 0
-        if found:  # (none found: the outputs stay untouched, as the search leaves them)
-            for q in range(row[M_NS]):
-                for f in range(3):
-                    out_steps[q, f] = row[m_steps + 3 * q + f]
-            for x in range(NUM_TYPES):
-                out_left[x] = row[M_LEFT + x]
-        return found, row[M_BEST], row[M_NS]
-    if work is None:
-        found, best, ns = plan_best51(hand, table, opened, need, must_open, oblig, taken,
-                                      layoffs, node_limit, out_steps, out_left)  # fmt: skip
-    else:
-        found, best, ns = plan_best51_in(work, hand, table, opened, need, must_open, oblig,
-                                         taken, layoffs, node_limit, out_steps,
-                                         out_left)  # fmt: skip
+        if same:
+            return e
+    return -1
+
+
+@kernel(counted=False)
+def _memo_read(memo, e, out_steps, out_left):
+    """The plan of memo row ``e`` into the outputs: (found, best, steps)."""
+    row = memo[e]
+    found = row[M_FOUND] != 0
+    if found:  # (none found: the outputs stay untouched, as the search leaves them)
+        m_steps = M_TABLE + memo[0, 0] * 6
+        for q in range(row[M_NS]):
+            for f in range(3):
+                out_steps[q, f] = row[m_steps + 3 * q + f]
+        for x in range(NUM_TYPES):
+            out_left[x] = row[M_LEFT + x]
+    return found, row[M_BEST], row[M_NS]
+
+
+@kernel(counted=False)
+def _memo_store(memo, h, hand, table, n_table, opened, need, must_open, oblig, taken, layoffs,
+                node_limit, found, best, ns, out_steps, out_left):  # fmt: skip
+    """Keep a plan in the memo, in place of the oldest one."""
     e = memo[0, 2] + 1
     memo[0, 2] = e % MEMO51
     row = memo[e]
@@ -966,12 +985,104 @@ def plan_best51_memo(memo, hand, table, opened, need, must_open, oblig, taken, l
         for f in range(6):
             row[M_TABLE + 6 * k + f] = table[k, f]
     if found:  # a plan has at most a step per card: ns <= total <= cards
+        m_steps = M_TABLE + memo[0, 0] * 6
         for q in range(ns):
             for f in range(3):
                 row[m_steps + 3 * q + f] = out_steps[q, f]
         for x in range(NUM_TYPES):
             row[M_LEFT + x] = out_left[x]
+
+
+@kernel(inline="always")
+def _memo_fits(memo, hand, n_table, out_steps) -> bool:
+    """Can the memo hold this position (and are the outputs ones the search accepts)?"""
+    total = 0
+    for x in range(NUM_TYPES):
+        total += hand[x]
+    return n_table <= memo[0, 0] and total <= memo[0, 1] and out_steps.shape[0] >= total
+
+
+@kernel(counted=False)
+def plan_best51_memo(memo, hand, table, opened, need, must_open, oblig, taken, layoffs,
+                     node_limit, out_steps, out_left, work=None):  # fmt: skip
+    """:func:`plan_best51` (the same results, outputs and errors), answered from ``memo``
+    (:func:`plan51_memo`) when the same arguments were planned lately. The memo is keyed on
+    every input of the search (the hand, the table's melds, the flags, ``need`` as the search
+    reads it, the owed and taken cards, the node limit), so a hit is the plan the search would
+    find. A miss searches in the buffers ``work`` (:func:`plan_work`) if given.
+    """
+    n_table = table_size(table)
+    need = 0 if opened else need
+    if not _memo_fits(memo, hand, n_table, out_steps):
+        # beyond the memo, or arguments plan_best51 refuses (with its error)
+        return plan_best51(hand, table, opened, need, must_open, oblig, taken, layoffs,
+                           node_limit, out_steps, out_left)  # fmt: skip
+    h = _hand_hash(hand)
+    e = _memo_find(memo, h, hand, table, n_table, opened, need, must_open, oblig, taken,
+                   layoffs, node_limit)  # fmt: skip
+    if e >= 0:
+        return _memo_read(memo, e, out_steps, out_left)
+    if work is None:
+        found, best, ns = plan_best51(hand, table, opened, need, must_open, oblig, taken,
+                                      layoffs, node_limit, out_steps, out_left)  # fmt: skip
+    else:
+        found, best, ns = plan_best51_in(work, hand, table, opened, need, must_open, oblig,
+                                         taken, layoffs, node_limit, out_steps,
+                                         out_left)  # fmt: skip
+    _memo_store(memo, h, hand, table, n_table, opened, need, must_open, oblig, taken, layoffs,
+                node_limit, found, best, ns, out_steps, out_left)  # fmt: skip
     return found, best, ns
+
+
+@kernel(counted=False)
+def plan_best51_pair_memo(memo, hand, table, opened, need, must_open, oblig, taken,
+                          node_limit, out_steps, out_left, free_steps, free_left, work,
+                          empty):  # fmt: skip
+    """Two plans of one hand in one search: ``plan_best51_memo(memo, hand, table, opened,
+    need, must_open, oblig, taken, True, node_limit, ...)`` and the free arrangement
+    ``plan_best51_memo(memo, hand, empty, False, 0, False, -1, taken, False, node_limit,
+    free_steps, free_left)`` (``empty``: a table without melds), the same results, outputs
+    and memo rows as those two calls (the second is kept even where the caller would not have
+    asked for it). Positions beyond the memo or ``work`` make the two calls.
+
+    Returns:
+        (found, best, steps) of each.
+    """
+    n_table = table_size(table)
+    need = 0 if opened else need
+    if not (
+        _memo_fits(memo, hand, n_table, out_steps)
+        and free_steps.shape[0] >= out_steps.shape[0]
+        and table_size(empty) == 0
+        and work_fits(work, hand, n_table, out_steps)
+    ):
+        f, v, n = plan_best51_memo(memo, hand, table, opened, need, must_open, oblig, taken,
+                                   True, node_limit, out_steps, out_left, work)  # fmt: skip
+        g, w, m = plan_best51_memo(memo, hand, empty, False, 0, False, -1, taken, False,
+                                   node_limit, free_steps, free_left, work)  # fmt: skip
+        return f, v, n, g, w, m
+    h = _hand_hash(hand)
+    e = _memo_find(memo, h, hand, table, n_table, opened, need, must_open, oblig, taken, True,
+                   node_limit)  # fmt: skip
+    e2 = _memo_find(memo, h, hand, empty, 0, False, 0, False, -1, taken, False, node_limit)
+    if e >= 0 and e2 >= 0:
+        f, v, n = _memo_read(memo, e, out_steps, out_left)
+        g, w, m = _memo_read(memo, e2, free_steps, free_left)
+        return f, v, n, g, w, m
+    if e >= 0 or e2 >= 0:  # one of them kept: search the other alone
+        f, v, n = plan_best51_memo(memo, hand, table, opened, need, must_open, oblig, taken,
+                                   True, node_limit, out_steps, out_left, work)  # fmt: skip
+        g, w, m = plan_best51_memo(memo, hand, empty, False, 0, False, -1, taken, False,
+                                   node_limit, free_steps, free_left, work)  # fmt: skip
+        return f, v, n, g, w, m
+    f, v, n, g, w, m = _best51_search(work, hand, table, n_table, opened, need, must_open,
+                                      oblig, taken, True, node_limit, out_steps, out_left,
+                                      True, free_steps, free_left)  # fmt: skip
+    _memo_store(memo, h, hand, table, n_table, opened, need, must_open, oblig, taken, True,
+                node_limit, f, v, n, out_steps, out_left)  # fmt: skip
+    _memo_store(memo, h, hand, empty, 0, False, 0, False, -1, taken, False, node_limit, g, w, m,
+                free_steps, free_left)  # fmt: skip
+    return f, v, n, g, w, m
 
 
 # -- Python interface ----------------------------------------------------------------------------
@@ -1153,6 +1264,7 @@ __all__ = [
     "plan_best51",
     "plan_best51_in",
     "plan_best51_memo",
+    "plan_best51_pair_memo",
     "plan_turn",
     "plan_turn_in",
     "plan_work",

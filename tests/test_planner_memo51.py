@@ -16,7 +16,14 @@ from hypothesis import strategies as st
 from joker_helpers import melds
 
 from rummy_agents.joker_greedy_kernels import BIG, row_ok
-from rummy_agents.planner_kernels import MEMO51, plan51_memo, plan_best51, plan_best51_memo
+from rummy_agents.planner_kernels import (
+    MEMO51,
+    plan51_memo,
+    plan_best51,
+    plan_best51_memo,
+    plan_best51_pair_memo,
+    plan_work,
+)
 
 SLOTS = 8
 SENTINEL = -7
@@ -107,6 +114,61 @@ def test_memo_answers_what_the_search_finds(pool: list, cards: int, data: st.Dat
         if data.draw(st.booleans()):
             pos = variants(pos, data.draw)
         assert plan(plan_best51_memo, memo, *pos) == plan(plan_best51, *pos)
+
+
+def pair(memo: np.ndarray, work: tuple, pos: tuple) -> tuple:
+    """Both plans of ``plan_best51_pair_memo`` (outputs starting as SENTINEL), as :func:`plan`
+    gives them.
+    """
+    hand, table, opened, need, must_open, oblig, taken, _, nodes = pos
+    outs = [np.full((64, 3), SENTINEL, np.int64), np.full(53, SENTINEL, np.int64)] * 2
+    outs = [o.copy() for o in outs]
+    empty = np.zeros((1, 6), np.int64)
+    res = plan_best51_pair_memo(memo, hand, table, opened, need, must_open, oblig, taken, nodes,
+                                *outs, work, empty)  # fmt: skip
+    got = []
+    for (found, removed, n), (steps, left) in zip(
+        (res[:3], res[3:]), (outs[:2], outs[2:]), strict=True
+    ):
+        if not found:
+            assert (steps == SENTINEL).all() and (left == SENTINEL).all()
+            got.append((False, int(removed), int(n)))
+        else:
+            got.append((True, int(removed), steps[:n].tolist(), left.tolist()))
+    return tuple(got)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    pool=st.lists(positions(), min_size=1, max_size=4),
+    cards=st.sampled_from([4, 15, 32]),
+    work_cards=st.sampled_from([3, 32]),
+    data=st.data(),
+)
+def test_pair_is_the_plan_and_the_free_arrangement(
+    pool: list, cards: int, work_cards: int, data: st.DataObject
+) -> None:
+    """One search for two plans of a hand: the plan with lay-offs and the free arrangement
+    (no table, need, owed card or lay-offs; the same taken card) equal the two searches, in
+    sequences with repeats and neighbours (memo hits of both, of one, of none), memos and
+    buffers too small for the hand (the two calls are made), node limits that cut the search;
+    and the memo is left as the two memo calls in that order leave it.
+    """
+    memo = plan51_memo(SLOTS, cards)
+    twin = plan51_memo(SLOTS, cards)
+    work = plan_work(work_cards, SLOTS)
+    empty = np.zeros((1, 6), np.int64)
+    for _ in range(2 * MEMO51 + 4):
+        pos = pool[data.draw(st.integers(0, len(pool) - 1))]
+        if data.draw(st.booleans()):
+            pos = variants(pos, data.draw)
+        hand, table, opened, need, must_open, oblig, taken, _, nodes = pos
+        main = (hand, table, opened, need, must_open, oblig, taken, True, nodes)
+        free = (hand, empty, False, 0, False, -1, taken, False, nodes)
+        assert pair(memo, work, pos) == (plan(plan_best51, *main), plan(plan_best51, *free))
+        plan(plan_best51_memo, twin, *main)
+        plan(plan_best51_memo, twin, *free)
+        assert (memo == twin).all()
 
 
 def test_memo_hits_repeats_and_ignores_need_once_opened() -> None:
