@@ -252,26 +252,39 @@ def test_gin_closure_layoff_is_the_agents_card_loop(
 # -- the agents' mask scans ----------------------------------------------------------------------
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
-    width=st.integers(1, 70),
-    legal=st.sets(st.integers(0, 69), max_size=6),
-    lo=st.integers(0, 75),
-    span=st.integers(0, 75),
+    width=st.integers(1, 140),
+    entries=st.dictionaries(st.integers(0, 139), st.sampled_from([1, 1, 2, -1]), max_size=6),
+    lo=st.integers(0, 145),
+    span=st.integers(0, 145),
     dtype=st.sampled_from([np.int8, np.bool_]),
+    layout=st.sampled_from(["rows", "offset", "strided"]),
 )
-def test_next_legal_is_the_first_legal_entry(width, legal, lo, span, dtype) -> None:
-    """``next_legal`` (8 entries at a time where they are 0) finds what a plain scan finds, at
-    every alignment of ``lo`` and ``hi`` against the 8-entry blocks, in any row.
+def test_next_legal_is_the_first_legal_entry(width, entries, lo, span, dtype, layout) -> None:
+    """``next_legal`` (32 entries at a time where they are 0) finds what a plain scan finds,
+    and ``all_zero`` what ``not any`` says, at every alignment of ``lo`` and ``hi`` against the
+    blocks, in any row, with entries other than 0/1 (legal is == 1; all_zero reads any entry),
+    in masks whose rows start off an 8-byte boundary or whose entries are not adjacent.
     """
-    from rummy_agents.joker_greedy_kernels import next_legal
+    from rummy_agents.joker_greedy_kernels import all_zero, next_legal
 
-    masks = np.zeros((3, width), dtype)
-    for a in legal:
+    big = np.zeros((3, 2 * width + 1), np.int8)
+    masks = {
+        "rows": big[:, :width],
+        "offset": big[:, 1 : width + 1],
+        "strided": big[:, : 2 * width : 2],
+    }[layout]
+    for a, v in entries.items():
         if a < width:
-            masks[1, a] = 1
-    masks[0] = 1  # the neighbouring rows must not be read
+            masks[1, a] = v if dtype == np.int8 else 1
+    masks[0] = 1  # the neighbouring rows (and entries between strided ones) must not be read
     masks[2] = 1
+    if layout == "strided":
+        big[1, 1 : 2 * width : 2] = 1
+    if dtype == np.bool_:
+        masks = masks.view(np.bool_)
     hi = min(width, lo + span)
     expect = next((a for a in range(lo, hi) if masks[1, a] == 1), hi)
     assert next_legal(masks, 1, lo, hi) == expect
+    assert all_zero(masks, 1, lo, hi) == (not masks[1, lo:hi].any())
