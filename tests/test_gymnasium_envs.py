@@ -167,6 +167,27 @@ def test_make_vec_is_a_native_vector_env():
     assert np.array_equal(venv.game.states["cur"], info["learner_seat"])
 
 
+@pytest.mark.parametrize("gym_id", sorted(rummy_env.GYM_IDS))
+def test_vector_action_masks_are_fresh_bools_of_the_legal_actions(gym_id):
+    """``action_masks()`` over a few steps: each entry True exactly where the game's mask
+    holds 1, stored as the bytes 0/1 of a proper bool array, and a fresh array each call.
+    """
+    venv = gym.make_vec(gym_id, num_envs=4)
+    venv.reset(seed=2)
+    u = venv.unwrapped
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        masks = u.action_masks()
+        assert masks.dtype == bool and masks.flags.c_contiguous and masks.flags.owndata
+        assert (masks.view(np.uint8) <= 1).all()
+        assert np.array_equal(masks, u.game.masks[:, : u.num_actions] == 1)
+        again = u.action_masks()
+        again[:] = False
+        assert masks.any(axis=1).all()  # (another call's array is its own)
+        a = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        venv.step(a)
+
+
 def rollout(venv, seed, steps, policy_seed):
     """Per game: the observations, rewards and episode ends of ``steps`` random legal steps."""
     n = venv.num_envs
