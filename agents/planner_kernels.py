@@ -308,6 +308,45 @@ def take_template(tb, row, avail, sign, oblig):
     return hit
 
 
+@kernel(inline="always")
+def _fit_set(melds, k):
+    """Bitmask (by card) of the naturals that lay off on meld row ``k``: what
+    :func:`fit_natural_at` accepts, as a set (a group's missing suits of its rank, a run's
+    cards at either end).
+    """
+    kind = melds[k, 0]
+    key = melds[k, 1]
+    nat = melds[k, 4]
+    out = 0
+    if kind == 1:
+        if not 0 <= key <= 12 or _bits(nat) + melds[k, 5] >= 4:
+            return 0
+        for q in range(4):
+            if (nat >> q) & 1 == 0:
+                out |= 1 << (q * 13 + key)
+        return out
+    if not 0 <= key <= 3:  # (any other kind reads as a run, as fit_natural_at reads it)
+        return 0
+    lo = melds[k, 2]
+    hi = melds[k, 3]
+    if 2 <= lo <= 13:
+        out |= 1 << (key * 13 + lo - 1)
+    if 1 <= hi + 1 <= 12:
+        out |= 1 << (key * 13 + hi + 1)
+    if (hi == 12 and lo > 0) or (lo == 1 and hi < 13):
+        out |= 1 << (key * 13)
+    return out
+
+
+@kernel(inline="always")
+def _fit_sets(melds, nm):
+    """The union of :func:`_fit_set` over the first ``nm`` meld rows."""
+    out = 0
+    for k in range(nm):
+        out |= _fit_set(melds, k)
+    return out
+
+
 @kernel(counted=False)
 def lay_off(melds, nm, left, steps, ns, pts, sat, oblig, oblig_new, vals, low_ace):
     """The leaf's greedy lay-off pass (``MeldPlanner._leaf``): every leftover natural onto the
@@ -317,7 +356,11 @@ def lay_off(melds, nm, left, steps, ns, pts, sat, oblig, oblig_new, vals, low_ac
     changed = True
     while changed:
         changed = False
+        # the cards some row may take (grown as rows change): the rest need no row scan
+        fits = _fit_sets(melds, nm)
         for c in range(52):
+            if (fits >> c) & 1 == 0:
+                continue
             while left[c] > 0:
                 placed = False
                 for k in range(nm):
@@ -325,6 +368,7 @@ def lay_off(melds, nm, left, steps, ns, pts, sat, oblig, oblig_new, vals, low_ac
                                          melds[k, 4], melds[k, 5], c)  # fmt: skip
                     if pos >= 0:
                         place(melds, k, c, pos)
+                        fits |= _fit_set(melds, k)
                         left[c] -= 1
                         pts += low_ace if pos == 0 else vals[c]
                         steps[ns, 0] = STEP_LAYOFF
@@ -639,7 +683,10 @@ def lay_off51(melds, nm, left, steps, ns, removed, hand0, taken):
     changed = True
     while changed:
         changed = False
+        fits = _fit_sets(melds, nm)  # as lay_off: the cards some row may take
         for c in range(52):
+            if (fits >> c) & 1 == 0:
+                continue
             while left[c] > 0:
                 k = 0
                 at = -1
@@ -656,6 +703,7 @@ def lay_off51(melds, nm, left, steps, ns, removed, hand0, taken):
                     left[c] += 1
                     break
                 place(melds, k, c, at)
+                fits |= _fit_set(melds, k)
                 removed += PENALTY51[c]
                 steps[ns, 0] = STEP_LAYOFF
                 steps[ns, 1] = c

@@ -25,7 +25,9 @@ from rummy_agents.five_hundred_rum_greedy import (
 from rummy_agents.planner_kernels import (
     TPL_FIELDS,
     CompiledMeldPlanner,
+    _fit_set,
     card_values,
+    fit_natural_at,
     node_templates,
     table_array,
 )
@@ -230,6 +232,23 @@ def test_node_templates_are_the_python_planners(
     for row, (t, meld, taken, j, tp) in zip(tb[3 : 3 + n], expect, strict=True):
         assert (row[0], row[1], row[2], list(row[4:10])) == (t, j, tp, meld)
         assert row[3] == sum(vals[x] for x in taken) + vals[52] * j
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    row=st.one_of(
+        melds(),
+        st.lists(st.integers(-3, 16), min_size=6, max_size=6),  # malformed rows too
+    )
+)
+def test_fit_set_is_what_fit_natural_accepts(row: list[int]) -> None:
+    """The lay-off passes skip the cards outside the rows' fit sets: a row's set must be
+    exactly the naturals ``fit_natural_at`` lays off on it, for any six fields.
+    """
+    melds_arr = np.array([row], np.int64)
+    got = int(_fit_set(melds_arr, 0))
+    expect = sum(1 << c for c in range(52) if fit_natural_at(*row, c) >= 0)
+    assert got == expect
 
 
 def test_the_node_limit_cuts_the_same_search() -> None:
