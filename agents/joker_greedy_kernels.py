@@ -229,16 +229,20 @@ def read_table(obs, b, o_kind, o_cards, o_jok, o_ends, m_slots, table):
     for m in range(table.shape[0]):
         for f in range(6):
             table[m, f] = 0
+    half = np.float32(0.5)
     for m in range(n):  # the first n slots, as the Python reading assumes
-        first = -1
-        nat = 0
-        for c in range(52):
-            if obs[b, o_cards + 52 * m + c] > np.float32(0.5):
-                if first < 0:
-                    first = c
-                nat += 1 << (c // 13)  # a sum, as the Python reading builds it
-        if first < 0:
+        base = o_cards + 52 * m
+        first = 0
+        while first < 52 and not obs[b, base + first] > half:
+            first += 1
+        if first == 52:
             return -1
+        nat = 0
+        for q in range(first // 13, 4):
+            k = 0  # the suit's cards in the meld (counted without branches)
+            for r in range(13):
+                k += obs[b, base + 13 * q + r] > half
+            nat += k << q  # a sum, as the Python reading builds it
         if obs[b, o_kind + 2 * m] > np.float32(0.5):
             jok = np.int64(np.rint(np.float64(obs[b, o_jok + 14 * m]) * 4.0))
             if jok < 0 or jok > 4:
