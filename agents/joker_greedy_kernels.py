@@ -314,11 +314,10 @@ def _none_of_8(masks, b, a):
 
 
 @kernel(counted=False)
-def next_legal(masks, b, a, hi):
-    """The first action ``a' >= a`` below ``hi`` with ``masks[b, a'] == 1``, else ``hi``: the
-    agents' scans of the joker games' wide masks (1,766 and 3,188 actions, a few legal), 32
-    entries at a time where they are all 0 (read as four 8-byte words where the row's entries
-    are adjacent bytes; else 8 at a time).
+def _next_nonzero(masks, b, a, hi):
+    """The first ``a' >= a`` below ``hi`` with ``masks[b, a'] != 0``, else ``hi``: 32 entries
+    at a time where they are all 0 (read as four 8-byte words where the row's entries are
+    adjacent bytes; else 8 at a time).
     """
     if masks.strides[1] == 1:
         row = masks[b]
@@ -331,14 +330,14 @@ def next_legal(masks, b, a, hi):
                 if (words[k] | words[k + 1] | words[k + 2] | words[k + 3]) == 0:
                     a += 32
                     continue
-            if row[a] == 1:
+            if row[a] != 0:
                 return a
             a += 1
         return hi
     while a < hi:
         if a + 8 <= hi and _none_of_8(masks, b, a):
             a += 8
-        elif masks[b, a] == 1:
+        elif masks[b, a] != 0:
             return a
         else:
             a += 1
@@ -346,35 +345,24 @@ def next_legal(masks, b, a, hi):
 
 
 @kernel(counted=False)
+def next_legal(masks, b, a, hi):
+    """The first action ``a' >= a`` below ``hi`` with ``masks[b, a'] == 1``, else ``hi``: the
+    agents' scans of the joker games' wide masks (1,766 and 3,188 actions, a few legal), over
+    the nonzero entries (:func:`_next_nonzero`).
+    """
+    while True:
+        a = _next_nonzero(masks, b, a, hi)
+        if a >= hi or masks[b, a] == 1:
+            return a
+        a += 1
+
+
+@kernel(counted=False)
 def all_zero(masks, b, lo, hi):
     """Are the entries ``masks[b, lo:hi]`` all 0 (no action there legal, nor allowed as a plan
     step)?
     """
-    a = lo
-    if masks.strides[1] == 1:  # 8-byte words, as next_legal
-        row = masks[b]
-        n8 = row.shape[0] >> 3
-        words = row[: n8 << 3].view(np.uint64)
-        lim = min(hi, n8 << 3)
-        while a < hi:
-            if (a & 7) == 0 and a + 8 <= lim:
-                if words[a >> 3] != 0:
-                    return False
-                a += 8
-            else:
-                if row[a] != 0:
-                    return False
-                a += 1
-        return True
-    while a + 8 <= hi:
-        if not _none_of_8(masks, b, a):
-            return False
-        a += 8
-    while a < hi:
-        if masks[b, a] != 0:
-            return False
-        a += 1
-    return True
+    return _next_nonzero(masks, b, lo, hi) >= hi
 
 
 @kernel(counted=False)
