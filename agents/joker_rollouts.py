@@ -167,25 +167,23 @@ def greedy_discard_score(hand, nxt, pile, fits, c, vals) -> int:
     r = c % 13
     danger = 0
     keep = 0
-    for x in range(52):
-        h = hand[x] - (1 if x == c else 0)
-        if nxt[x] == 0 and h == 0:
-            continue
-        xs = x // 13
-        xr = x % 13
-        if xr == r and xs != s:
+    # only the other suits of its rank and the other ranks of its suit are near it
+    for q in range(4):
+        if q != s:
+            x = q * 13 + r
             danger += nxt[x] * 12
-            keep += h * 8
-        elif xs == s:
-            gap = abs(xr - r)
-            if xr == 0 or r == 0:
-                gap = min(gap, 13 - gap)
-            if gap == 1:
-                danger += nxt[x] * 12
-                keep += h * 6
-            elif gap == 2:
-                danger += nxt[x] * 6
-                keep += h * 3
+            keep += hand[x] * 8
+    for xr in range(13):
+        gap = abs(xr - r)
+        if xr == 0 or r == 0:
+            gap = min(gap, 13 - gap)
+        x = s * 13 + xr
+        if gap == 1:
+            danger += nxt[x] * 12
+            keep += hand[x] * 6
+        elif gap == 2:
+            danger += nxt[x] * 6
+            keep += hand[x] * 3
     return score - min(danger, 36) - min(keep, 16)
 
 

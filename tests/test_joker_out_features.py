@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rummy_env
 from rummy_agents.features import (
@@ -488,6 +490,47 @@ def test_greedy_discard_score_reads_like_its_rule() -> None:
     assert _score(hand + " JK", "JK") == 15 - 100  # a joker is never thrown
     # two copies of a card (two decks) are not near each other
     assert _score("7h 7h", "7h") == 7
+
+
+def _score_reference(hand, nxt, pile_meld: bool, fits: bool, c: int, vals) -> int:
+    """The discard score straight from its rule, over every card (the slow reading)."""
+    score = int(vals[c])
+    if c == 52:
+        return score - 100
+    score -= 50 if fits else 0
+    score -= 30 if pile_meld else 0
+    s, r = divmod(c, 13)
+    danger = keep = 0
+    for x in range(52):
+        h = int(hand[x]) - (x == c)
+        xs, xr = divmod(x, 13)
+        if xr == r and xs != s:
+            danger, keep = danger + 12 * int(nxt[x]), keep + 8 * h
+        elif xs == s:
+            gap = abs(xr - r)
+            if 0 in (xr, r):
+                gap = min(gap, 13 - gap)
+            if gap in (1, 2):
+                danger += (12 if gap == 1 else 6) * int(nxt[x])
+                keep += (6 if gap == 1 else 3) * h
+    return score - min(danger, 36) - min(keep, 16)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    hand=st.lists(st.integers(0, 2), min_size=53, max_size=53),
+    nxt=st.lists(st.integers(0, 2), min_size=53, max_size=53),
+    c=st.integers(0, 52),
+    fits=st.booleans(),
+)
+def test_greedy_discard_score_is_its_rule(hand, nxt, c, fits) -> None:
+    """Against the rule read over every card, for any hand and known cards (two decks)."""
+    from rummy_agents.features import FIVE_HUNDRED_RUM_VALUES as vals
+    from rummy_agents.joker_rollouts import greedy_discard_score, melds_with_pile
+
+    h, n, pile = np.array(hand, np.int64), np.array(nxt, np.int64), np.zeros(53, np.int64)
+    got = int(greedy_discard_score(h, n, pile, fits, c, vals))
+    assert got == _score_reference(h, n, bool(melds_with_pile(pile, c)), fits, c, vals)
 
 
 def test_discard_planes_mark_greedys_discards_on_played_positions() -> None:
