@@ -923,12 +923,12 @@ def _play_mask(rec, cfg, p, out, ws):
             go = _reach(hand, ws[2], need, ob, ts, 0, joker_room(rec), swap, ws)
     if go:
         total = hand_total(rec, p)
+        for c in range(53):  # (unlay_template puts every entry back: one copy serves all)
+            known_save[c] = rec.known[p, c]
         for k in range(nf):
             t = cand_t[k]
             if template_size(t, kinds, tb, tc) >= total:
                 continue  # a card must be left to discard
-            for c in range(53):
-                known_save[c] = rec.known[p, c]
             j = _lay_new(rec, cfg, p, t)
             if template_uses(t, j, ts, kinds, ta, tb, tc):
                 rec.taken_single = -1
