@@ -554,7 +554,8 @@ def greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps
     for a row left to the reference, :data:`NO_LEGAL` for a mask without a legal action.
     """
     na = masks.shape[1]
-    first = next_legal(masks, b, 0, na)
+    nz = _next_nonzero(masks, b, 0, na)  # the row's first nonzero entry: scanned once
+    first = next_legal(masks, b, nz, na)
     if first == na:
         return NO_LEGAL
     if next_legal(masks, b, first + 1, na) == na:
@@ -611,13 +612,14 @@ def greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps
     # play
     oblig = one_hot(obs, b, prm[K_OBLIG], NUM_TYPES)
     keep[0] = -1
-    if (prm[K_HOLD] < 0 or oblig >= 0) and all_zero(
-        masks, b, prm[K_MELD], min(prm[K_DISCARD], masks.shape[1])
-    ):
-        # no meld or lay-off is allowed and the plan cannot be held: no step of it could be
-        # played, so the reference ends at the discard whatever the plan (one search saved)
-        return _discard500(obs, b, masks, prm, hand, table, n_table, keep, vals, rng, cands,
-                           scores, nxt, pcount)  # fmt: skip
+    if prm[K_HOLD] < 0 or oblig >= 0:
+        hi = min(prm[K_DISCARD], na)
+        if (nz >= hi) if nz >= prm[K_MELD] else all_zero(masks, b, prm[K_MELD], hi):
+            # no meld or lay-off is allowed and the plan cannot be held: no step of it could
+            # be played, so the reference ends at the discard whatever the plan (one search
+            # saved)
+            return _discard500(obs, b, masks, prm, hand, table, n_table, keep, vals, rng,
+                               cands, scores, nxt, pcount)  # fmt: skip
     new_meld = prm[K_NEW] != 0
     found, _, ns = plan_turn_in(work, hand, table, oblig, new_meld and oblig >= 0, vals,
                                 low_ace, prm[K_NODES], steps, left)  # fmt: skip
@@ -1093,7 +1095,8 @@ def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, ste
     left to the reference, :data:`NO_LEGAL` for a mask without a legal action.
     """
     na = masks.shape[1]
-    first = next_legal(masks, b, 0, na)
+    nz = _next_nonzero(masks, b, 0, na)  # the row's first nonzero entry: scanned once
+    first = next_legal(masks, b, nz, na)
     if first == na:
         return NO_LEGAL
     if next_legal(masks, b, first + 1, na) == na:
@@ -1126,10 +1129,10 @@ def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, ste
         return R_TAKE_DISCARD if wants else R_DRAW_STOCK
     taken = one_hot(obs, b, prm[R_TAKEN], NUM_TYPES)
     hi = min(prm[R_DISCARD], masks.shape[1])
-    if next_legal(masks, b, prm[R_RETRIEVE], hi) < hi:
+    if next_legal(masks, b, max(prm[R_RETRIEVE], first), hi) < hi:
         return _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2,
                                  n_table, taken, steps, left, pbuf)  # fmt: skip
-    if all_zero(masks, b, prm[R_MELD], hi):
+    if (nz >= hi) if nz >= prm[R_MELD] else all_zero(masks, b, prm[R_MELD], hi):
         # no meld, lay-off or joker placement is allowed: no step of the plan could be played,
         # so the reference ends at the discard whatever the plan (skipping it saves a search)
         return _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps,
