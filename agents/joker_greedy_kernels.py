@@ -614,7 +614,7 @@ def greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps
     keep[0] = -1
     if prm[K_HOLD] < 0 or oblig >= 0:
         hi = min(prm[K_DISCARD], na)
-        if (nz >= hi) if nz >= prm[K_MELD] else all_zero(masks, b, prm[K_MELD], hi):
+        if all_zero(masks, b, max(prm[K_MELD], nz), hi):  # (nothing nonzero before nz)
             # no meld or lay-off is allowed and the plan cannot be held: no step of it could
             # be played, so the reference ends at the discard whatever the plan (one search
             # saved)
@@ -890,29 +890,28 @@ def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, 
     if opened and can_retrieve(table, n_table, d):
         return True
     oblig = d if prm[R_DD_OPEN] != 0 and not opened else -1
-    need = PENALTY51[d] if prm[R_TAKE_ANY] == 0 else 1
-    if not opened:
+    if opened:
+        f0, v0, n0 = _plan51(obs, b, prm, opened, hand, table, -1, -1, steps, left, pbuf)
+        f1, v1, n1 = _plan51(obs, b, prm, opened, hand2, table, d, oblig, steps, left, pbuf)
+        g0 = g1 = False  # (asked for below if wanted)
+        w0 = w1 = 0
+    else:
         # an opening is seldom in reach, so the free arrangements are mostly asked for too:
         # each hand's plan and free arrangement come from one search (the same answers)
         f0, v0, n0, g0, w0, _ = _plan51_pair(obs, b, prm, opened, hand, table, -1, -1, steps,
                                              left, pbuf, empty)  # fmt: skip
         f1, v1, n1, g1, w1, _ = _plan51_pair(obs, b, prm, opened, hand2, table, d, oblig,
                                              steps, left, pbuf, empty)  # fmt: skip
-        ok0 = f0 and n0 > 0
-        ok1 = f1 and n1 > 0
-        if ok1:
-            return (not ok0) or v1 - v0 >= need
-        if ok0:
-            return False
-        return g0 and g1 and w1 - w0 >= need
-    f0, v0, n0 = _plan51(obs, b, prm, opened, hand, table, -1, -1, steps, left, pbuf)
-    f1, v1, n1 = _plan51(obs, b, prm, opened, hand2, table, d, oblig, steps, left, pbuf)
-    if f1:
-        return (not f0) or v1 - v0 >= need
-    if f0:
+    ok0 = f0 and (opened or n0 > 0)
+    ok1 = f1 and (opened or n1 > 0)
+    need = PENALTY51[d] if prm[R_TAKE_ANY] == 0 else 1
+    if ok1:
+        return (not ok0) or v1 - v0 >= need
+    if ok0:
         return False
-    g0, w0, _ = _free51(hand, -1, empty, prm, steps, left, pbuf)
-    g1, w1, _ = _free51(hand2, d, empty, prm, steps, left, pbuf)
+    if opened:
+        g0, w0, _ = _free51(hand, -1, empty, prm, steps, left, pbuf)
+        g1, w1, _ = _free51(hand2, d, empty, prm, steps, left, pbuf)
     return g0 and g1 and w1 - w0 >= need
 
 
@@ -1132,7 +1131,7 @@ def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, ste
     if next_legal(masks, b, max(prm[R_RETRIEVE], first), hi) < hi:
         return _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2,
                                  n_table, taken, steps, left, pbuf)  # fmt: skip
-    if (nz >= hi) if nz >= prm[R_MELD] else all_zero(masks, b, prm[R_MELD], hi):
+    if all_zero(masks, b, max(prm[R_MELD], nz), hi):  # (nothing nonzero before nz)
         # no meld, lay-off or joker placement is allowed: no step of the plan could be played,
         # so the reference ends at the discard whatever the plan (skipping it saves a search)
         return _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps,

@@ -1098,38 +1098,35 @@ def plan_best51_pair_memo(memo, hand, table, opened, need, must_open, oblig, tak
     """
     n_table = table_size(table)
     need = 0 if opened else need
-    if not (
+    if (
         _memo_fits(memo, hand, n_table, out_steps)
         and free_steps.shape[0] >= out_steps.shape[0]
         and table_size(empty) == 0
         and work_fits(work, hand, n_table, out_steps)
     ):
-        f, v, n = plan_best51_memo(memo, hand, table, opened, need, must_open, oblig, taken,
-                                   True, node_limit, out_steps, out_left, work)  # fmt: skip
-        g, w, m = plan_best51_memo(memo, hand, empty, False, 0, False, -1, taken, False,
-                                   node_limit, free_steps, free_left, work)  # fmt: skip
-        return f, v, n, g, w, m
-    h = _hand_hash(hand)
-    e = _memo_find(memo, h, hand, table, n_table, opened, need, must_open, oblig, taken, True,
-                   node_limit)  # fmt: skip
-    e2 = _memo_find(memo, h, hand, empty, 0, False, 0, False, -1, taken, False, node_limit)
-    if e >= 0 and e2 >= 0:
-        f, v, n = _memo_read(memo, e, out_steps, out_left)
-        g, w, m = _memo_read(memo, e2, free_steps, free_left)
-        return f, v, n, g, w, m
-    if e >= 0 or e2 >= 0:  # one of them kept: search the other alone
-        f, v, n = plan_best51_memo(memo, hand, table, opened, need, must_open, oblig, taken,
-                                   True, node_limit, out_steps, out_left, work)  # fmt: skip
-        g, w, m = plan_best51_memo(memo, hand, empty, False, 0, False, -1, taken, False,
-                                   node_limit, free_steps, free_left, work)  # fmt: skip
-        return f, v, n, g, w, m
-    f, v, n, g, w, m = _best51_search(work, hand, table, n_table, opened, need, must_open,
-                                      oblig, taken, True, node_limit, out_steps, out_left,
-                                      True, free_steps, free_left)  # fmt: skip
-    _memo_store(memo, h, hand, table, n_table, opened, need, must_open, oblig, taken, True,
-                node_limit, f, v, n, out_steps, out_left)  # fmt: skip
-    _memo_store(memo, h, hand, empty, 0, False, 0, False, -1, taken, False, node_limit, g, w, m,
-                free_steps, free_left)  # fmt: skip
+        h = _hand_hash(hand)
+        e = _memo_find(memo, h, hand, table, n_table, opened, need, must_open, oblig, taken,
+                       True, node_limit)  # fmt: skip
+        e2 = _memo_find(memo, h, hand, empty, 0, False, 0, False, -1, taken, False, node_limit)
+        if e >= 0 and e2 >= 0:
+            f, v, n = _memo_read(memo, e, out_steps, out_left)
+            g, w, m = _memo_read(memo, e2, free_steps, free_left)
+            return f, v, n, g, w, m
+        if e < 0 and e2 < 0:  # one search, both plans kept in the two calls' order
+            f, v, n, g, w, m = _best51_search(work, hand, table, n_table, opened, need,
+                                              must_open, oblig, taken, True, node_limit,
+                                              out_steps, out_left, True, free_steps,
+                                              free_left)  # fmt: skip
+            _memo_store(memo, h, hand, table, n_table, opened, need, must_open, oblig, taken,
+                        True, node_limit, f, v, n, out_steps, out_left)  # fmt: skip
+            _memo_store(memo, h, hand, empty, 0, False, 0, False, -1, taken, False,
+                        node_limit, g, w, m, free_steps, free_left)  # fmt: skip
+            return f, v, n, g, w, m
+    # beyond the memo or the buffers, or one of the two kept: the two memo calls
+    f, v, n = plan_best51_memo(memo, hand, table, opened, need, must_open, oblig, taken, True,
+                               node_limit, out_steps, out_left, work)  # fmt: skip
+    g, w, m = plan_best51_memo(memo, hand, empty, False, 0, False, -1, taken, False, node_limit,
+                               free_steps, free_left, work)  # fmt: skip
     return f, v, n, g, w, m
 
 
