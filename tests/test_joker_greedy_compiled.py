@@ -283,6 +283,28 @@ def outcome(fn: Callable[[], int]) -> tuple[str, Any]:
         return type(e).__name__, str(e)
 
 
+def random_play(env, rng: np.random.Generator, decisions: int):
+    """``decisions`` turns of random legal play (a finished episode deals again): yields each
+    seat to act and its observation before the move is drawn from ``rng``.
+    """
+    for _ in range(decisions):
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            env.reset(seed=int(rng.integers(1 << 20)))
+            continue
+        obs = env.observe(name)
+        yield name, obs
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def assert_decides_as_the_reference(a, b, row: dict, view: SeatView) -> None:
+    """``a.act`` and ``b.act_reference`` give the same action (or error), and leave their
+    generators in the same state.
+    """
+    assert outcome(lambda: a.act(row, view)) == outcome(lambda: b.act_reference(row, view))
+    assert same_state(a.rng, b.rng)
+
+
 @pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_malformed_observations_decide_as_the_reference(game):
@@ -296,12 +318,7 @@ def test_malformed_observations_decide_as_the_reference(game):
     rng = np.random.default_rng(1)
     a, b = make(2), make(2)
     n = 0
-    for _ in range(examples(400)):
-        name = env.agent_selection
-        if env.terminations[name] or env.truncations[name]:
-            env.reset(seed=int(rng.integers(1 << 20)))
-            continue
-        obs = env.observe(name)
+    for name, obs in random_play(env, rng, examples(400)):
         bad = obs["observation"].copy()
         for _ in range(int(rng.integers(1, 4))):
             piece = lay.pieces[int(rng.integers(len(lay.pieces)))]
@@ -311,13 +328,8 @@ def test_malformed_observations_decide_as_the_reference(game):
         if rng.random() < 0.05:
             mask = np.zeros_like(mask)
         row = {"observation": bad, "action_mask": mask}
-        view = SeatView(env, name)
-        assert outcome(lambda r=row, v=view: a.act(r, v)) == outcome(
-            lambda r=row, v=view: b.act_reference(r, v)
-        )
-        assert same_state(a.rng, b.rng)
+        assert_decides_as_the_reference(a, b, row, SeatView(env, name))
         n += 1
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert n > 0
 
 
@@ -340,14 +352,8 @@ def test_masks_with_other_entries_decide_as_the_reference(game, default_agent):
     else:
         a, b = make(2), make(2)
     played = 0
-    for _ in range(examples(600)):
-        name = env.agent_selection
-        if env.terminations[name] or env.truncations[name]:
-            env.reset(seed=int(rng.integers(1 << 20)))
-            continue
-        obs = env.observe(name)
-        legal = obs["action_mask"]
-        mask = legal.astype(np.int8)
+    for name, obs in random_play(env, rng, examples(600)):
+        mask = obs["action_mask"].astype(np.int8)
         place = mask[lay.meld_base : lay.discard_base]
         played += int((place == 1).any())
         if rng.random() < 0.7:
@@ -355,12 +361,7 @@ def test_masks_with_other_entries_decide_as_the_reference(game, default_agent):
         for _ in range(int(rng.integers(0, 3))):
             mask[int(rng.integers(lay.meld_base, lay.discard_base))] = rng.choice([2, -1])
         row = {"observation": obs["observation"], "action_mask": mask}
-        view = SeatView(env, name)
-        assert outcome(lambda r=row, v=view: a.act(r, v)) == outcome(
-            lambda r=row, v=view: b.act_reference(r, v)
-        )
-        assert same_state(a.rng, b.rng)
-        env.step(int(rng.choice(np.flatnonzero(legal))))
+        assert_decides_as_the_reference(a, b, row, SeatView(env, name))
     assert played > examples(600) // 20  # positions with a placement to play were met
 
 
