@@ -70,6 +70,11 @@ RUN_START = np.array(
     np.int64,
 )
 """Run templates of suit ``s``: ids ``RUN_START[s] .. RUN_START[s + 1] - 1``."""
+GROUP_AT = np.full(64, -1, np.int64)
+for _t in range(GROUP_START[0], GROUP_START[1]):
+    GROUP_AT[TPL_B[_t] * 4 + TPL_C[_t]] = _t
+"""Group templates by suits and jokers: rank ``r``'s group of the suits in bitmask ``b`` with
+``j`` jokers is ``GROUP_START[r] + GROUP_AT[4 * b + j]`` (-1: no such group)."""
 assert all(
     (TPL_A[GROUP_START[r] : GROUP_START[r + 1]] == r).all()
     and (TPL_KIND[GROUP_START[r] : GROUP_START[r + 1]] == 1).all()
@@ -177,13 +182,20 @@ def runs_possible(held, jokers) -> bool:
 def rank_groups(r, held, jokers, tb, tc, out_t, out_j, n) -> int:
     """The group templates of rank ``r`` that the held suits (bits of ``held``) and ``jokers``
     can play, appended to ``out_t``/``out_j`` from ``n``; returns the new count.
+
+    The held suits' subsets in increasing order, each with the jokers that make it 3 or 4
+    cards: the templates' order (suits, then jokers), without reading the others.
     """
     if groups_possible(held, jokers):
-        for t in range(GROUP_START[r], GROUP_START[r + 1]):
-            if (tb[t] & ~held) == 0 and tc[t] <= jokers:
-                out_t[n] = t
-                out_j[n] = tc[t]
+        base = GROUP_START[r]
+        sub = -held & held  # the subsets of held, smallest first: (sub - held) & held
+        while sub != 0:
+            ns = popcount16(sub)
+            for j in range(max(3 - ns, 0), min(4 - ns, jokers) + 1):
+                out_t[n] = base + GROUP_AT[4 * sub + j]
+                out_j[n] = j
                 n += 1
+            sub = (sub - held) & held
     return n
 
 
@@ -191,18 +203,27 @@ def rank_groups(r, held, jokers, tb, tc, out_t, out_j, n) -> int:
 def suit_runs(s, held, jokers, twin, out_t, out_j, n) -> int:
     """The run templates of suit ``s`` that the held positions (bits of ``held``) and
     ``jokers`` can play, appended to ``out_t``/``out_j`` from ``n``; returns the new count.
+
+    Templates go by length, then lowest position, so a length none of whose windows is
+    playable ends the suit: a playable window holds a playable one a card shorter (drop an end
+    without its natural, or either end if both hold one). With jokers most of a suit's 77
+    templates are longer than that.
     """
     if runs_possible(held, jokers):
-        for t in range(RUN_START[s], RUN_START[s + 1]):
-            w = twin[t]
-            have = held & w
-            missing = w & ~have
-            if have != 0 and (missing == 0 or jokers > 0):
-                j = popcount16(missing)
-                if j <= jokers:
-                    out_t[n] = t
+        t = RUN_START[s]
+        for length in range(3, 14):
+            found = False
+            for lo in range(15 - length):
+                have = held & twin[t + lo]
+                j = length - popcount16(have)
+                if have != 0 and j <= jokers:
+                    out_t[n] = t + lo
                     out_j[n] = j
                     n += 1
+                    found = True
+            if not found:
+                break
+            t += 15 - length
     return n
 
 

@@ -171,7 +171,7 @@ def make_work():
     rs = np.empty(13, np.int64)
     sp = np.empty(4, np.int64)
     known_save = np.empty(53, np.int8)
-    levels = np.zeros((DEPTH, 13), np.int64)
+    levels = np.zeros((DEPTH, 14), np.int64)
     keys = np.empty((DEPTH, NUM_TEMPLATES), np.int64)
     mask_t = np.empty(NUM_TEMPLATES, np.int64)  # the play mask's candidate melds
     mask_j = np.empty(NUM_TEMPLATES, np.int64)
@@ -245,7 +245,7 @@ def give_template(h, t, j, nat):
 
 
 # columns of the search's level table ``ws[6]``
-_NEED, _MUST, _OWED, _ROOM, _SWAP, _PIV, _NF, _K, _AT, _AJ, _ANAT, _SKIP, _TAKEN = range(13)
+_NEED, _MUST, _OWED, _ROOM, _SWAP, _PIV, _NF, _K, _AT, _AJ, _ANAT, _SKIP, _TAKEN, _ROOT = range(14)
 
 
 @kernel(inline="always")
@@ -307,11 +307,20 @@ def _points_bound(h, ct, cj, nf) -> int:
     for k in range(nf):
         if cj[k] == 0:
             continue
-        v = 0  # one copy of each natural: a meld takes one
-        nat = _template_naturals(h, ct[k], kinds, ta, tb, tc) & ~free
-        for c in range(52):
-            if nat >> c & 1:
-                v += 11 if c % 13 == 0 else card_penalty(c)
+        # one copy of each natural the meld takes that no joker-free meld does (read from
+        # its own cards, not a pass over the 52: no run holds a card twice)
+        v = 0
+        t = ct[k]
+        if kinds[t] == 1:
+            for s in range(4):
+                c = s * 13 + ta[t]
+                if tb[t] >> s & 1 and not free >> c & 1:
+                    v += card_penalty(c)
+        else:
+            for pos in range(tb[t], tc[t] + 1):
+                c = pos_card(ta[t], pos)
+                if h[c] > 0 and not free >> c & 1:
+                    v += card_penalty(c)
         if v > top3:
             if v > top0:
                 top0, top1, top2, top3 = v, top0, top1, top2
@@ -360,7 +369,19 @@ def _enter(h, kept, lv, d, ws) -> int:
     # the level's rows of the (DEPTH, templates) tables indexed in place: a row view costs an
     # atomic reference count up and down per search node
     ct, cj, keys = ws[0], ws[1], ws[7]
-    if d == 0:
+    if d == 0 and lv[0, _ROOT] >= 0:
+        # the play mask's candidates (``ws[8]``, ``ws[9]``) were the templates of a hand this
+        # one is part of: filtered, they are this hand's, in order (no pass over all of them)
+        mt = ws[8]
+        nf = 0
+        for k in range(lv[0, _ROOT]):
+            t = mt[k]
+            j = template_needs(t, h, kinds, ta, tb, tc)
+            if j >= 0:
+                ct[0, nf] = t
+                cj[0, nf] = j
+                nf += 1
+    elif d == 0:
         rs, sp = ws[3], ws[4]
         hand_masks(h, rs, sp)
         nf = feasible_templates(h[JOKER], rs, sp, kinds, ta, tb, tc, twin, ct[0], cj[0])
@@ -411,7 +432,7 @@ def _dominated(ws, d, k, nf, tval) -> bool:
 
 
 @kernel(counted=False)
-def _reach(h, kept, need, must, taken, owed, room, swap, ws) -> bool:
+def _reach(h, kept, need, must, taken, owed, room, swap, ws, root=-1) -> bool:
     """Exact search: can disjoint new melds from ``h`` be laid so that they are worth at least
     ``need`` points, include card ``must`` (-1: none) and take ``owed`` jokers (directly or by
     making room for lay-offs), and the turn still ends with a legal discard?
@@ -420,6 +441,8 @@ def _reach(h, kept, need, must, taken, owed, room, swap, ws) -> bool:
     ``must``) is put in each feasible template containing it, or kept (``kept`` counts those).
     Pruned by the points all cards that fit some feasible template could still add. Iterative
     (numba's cache cannot hold recursive functions); ``h`` and ``kept`` are restored.
+    ``root`` >= 0: ``h`` is part of the hand whose templates are the first ``root`` of the
+    play mask's candidates (``ws[8]``), which the first level filters.
     """
     kinds, ta, tb, tc = TPL_KIND, TPL_A, TPL_B, TPL_C
     tval, troom = TPL_VAL, TPL_ROOM
@@ -430,6 +453,7 @@ def _reach(h, kept, need, must, taken, owed, room, swap, ws) -> bool:
     lv[0, _ROOM] = room
     lv[0, _SWAP] = swap
     lv[0, _TAKEN] = taken
+    lv[0, _ROOT] = root
     d = 0
     entering = True
     while True:
@@ -584,8 +608,10 @@ def undo_retrieve(rec, cfg, p, m, k, c, kn_c, kn_j):
 
 
 @kernel(counted=False)
-def turn_completable(rec, cfg, p, ws) -> bool:
-    """Can player ``p`` still finish the current turn legally (with a discard) from here?"""
+def turn_completable(rec, cfg, p, ws, root=-1) -> bool:
+    """Can player ``p`` still finish the current turn legally (with a discard) from here?
+    ``root``: as ``_reach``'s (the hand is part of one whose templates the mask listed).
+    """
     h = rec.hands[p]
     taken = rec.taken_single
     if rec.opened[p] == 0:
@@ -593,7 +619,7 @@ def turn_completable(rec, cfg, p, ws) -> bool:
             return can_discard_from(h, taken)
         swap = cfg[C_RJ_MELD] == 0 and can_retrieve_with(rec, taken)
         return _reach(h, ws[2], cfg[C_THRESH] - rec.open_pts, rec.oblig, taken, 0,
-                      joker_room(rec), swap, ws)  # fmt: skip
+                      joker_room(rec), swap, ws, root)  # fmt: skip
     if rec.oblig >= 0:
         return False  # the opening was completed without the discard it owed
     if rec.owed == 0:
@@ -601,7 +627,7 @@ def turn_completable(rec, cfg, p, ws) -> bool:
             return True
         # only the card taken is left: it may replace a joker, and the joker be discarded
         return cfg[C_RJ_MELD] == 0 and hand_total(rec, p) == 1 and can_retrieve_with(rec, taken)
-    return _reach(h, ws[2], 0, -1, taken, rec.owed, joker_room(rec), False, ws)
+    return _reach(h, ws[2], 0, -1, taken, rec.owed, joker_room(rec), False, ws, root)
 
 
 # -- deal, scoring, transitions -------------------------------------------------------------
@@ -932,7 +958,7 @@ def _play_mask(rec, cfg, p, out, ws):
             j = _lay_new(rec, cfg, p, t)
             if template_uses(t, j, ts, kinds, ta, tb, tc):
                 rec.taken_single = -1
-            ok = turn_completable(rec, cfg, p, ws)
+            ok = turn_completable(rec, cfg, p, ws, nf)  # the hand less t: part of this one
             unlay_template(rec, p, t, j, known_save)
             rec.oblig, rec.taken_single, rec.owed = ob, ts, ow
             rec.open_pts, rec.opened_now = op, on
