@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
+from rummy_env import rummy51_v1
 from rummy_env.core.jmelds import (
     JOKER,
     NUM_TEMPLATES,
@@ -23,7 +25,11 @@ from rummy_env.core.jmelds import (
     feasible_templates,
     hand_masks,
     pos_card,
+    template_needs,
+    template_size,
+    template_uses,
 )
+from rummy_env.core.table import hand_total, unlay_template
 from rummy_env.rules.rummy51 import kernels as K
 
 HANDS = st.fixed_dictionaries(
@@ -120,3 +126,73 @@ def test_search_from_a_larger_hands_templates_is_the_search(
     got = K._reach(h, ws[2], need, must, taken, owed, room, swap, ws, nf)
     assert got == want
     assert (h == before).all() and not ws[2].any()
+
+
+@njit(cache=False)
+def _meld_entries_by_search(states, i, cfg, ws, out):
+    """Each first meld of game ``i``'s play mask decided by its own search (lay it, ask
+    ``turn_completable`` from scratch, take it back): 1 where legal, into ``out``."""
+    rec = states[i]
+    p = rec.cur
+    hand = rec.hands[p]
+    ob, ts, ow, op, on = rec.oblig, rec.taken_single, rec.owed, rec.open_pts, rec.opened_now
+    total = hand_total(rec, p)
+    saved = rec.known[p].copy()
+    for t in range(NUM_TEMPLATES):
+        out[t] = 0
+        if template_needs(t, hand, TPL_KIND, TPL_A, TPL_B, TPL_C) < 0:
+            continue
+        if template_size(t, TPL_KIND, TPL_B, TPL_C) >= total:
+            continue
+        j = K._lay_new(rec, cfg, p, t)
+        if template_uses(t, j, ts, TPL_KIND, TPL_A, TPL_B, TPL_C):
+            rec.taken_single = -1
+        ok = K.turn_completable(rec, cfg, p, ws)
+        unlay_template(rec, p, t, j, saved)
+        rec.oblig, rec.taken_single, rec.owed = ob, ts, ow
+        rec.open_pts, rec.opened_now = op, 0 + on
+        rec.opened[p] = 0
+        out[t] = 1 if ok else 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    opts=st.fixed_dictionaries(
+        {},
+        optional={
+            "opening_threshold": st.sampled_from([51, 30, 80]),
+            "retrieved_joker_must_be_melded": st.booleans(),
+            "discard_draw_requires_opening": st.booleans(),
+        },
+    ),
+)
+def test_first_melds_of_the_play_mask_are_each_ones_search(seed, opts):
+    # the mask marks some first melds legal from the opening another one's search found
+    # (_also_first): each entry must be what its own search says
+    env = rummy51_v1.raw_env(**opts)
+    env.reset(seed=seed)
+    lay = env.layout
+    game = env.game
+    rng = np.random.default_rng(seed)
+    ws = K.make_work()
+    row = np.zeros(NUM_TEMPLATES, np.int8)
+    checked = 0
+    for _ in range(1500):
+        rec = env.state_record
+        if rec["done"]:
+            env.reset(seed=int(rng.integers(2**31)))
+            continue
+        mask = env.observe(env.agent_selection)["action_mask"]
+        p = int(rec["cur"])
+        if rec["phase"] == K.PH_PLAY and rec["opened"][p] == 0:
+            if rec["n_melds"] < game.cfg[K.C_M]:
+                _meld_entries_by_search(game.states, 0, game.cfg, ws, row)
+                melds = mask[lay.meld_base : lay.meld_base + NUM_TEMPLATES]
+                np.testing.assert_array_equal(melds, row)
+                checked += 1
+        legal = np.flatnonzero(mask)
+        places = legal[(legal >= lay.meld_base) & (legal < lay.discard_base)]
+        a = rng.choice(places) if places.size and rng.random() < 0.6 else rng.choice(legal)
+        env.step(int(a))
+    assert checked > 0

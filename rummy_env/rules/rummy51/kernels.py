@@ -171,7 +171,7 @@ def make_work():
     rs = np.empty(13, np.int64)
     sp = np.empty(4, np.int64)
     known_save = np.empty(53, np.int8)
-    levels = np.zeros((DEPTH, 14), np.int64)
+    levels = np.zeros((DEPTH, 16), np.int64)
     keys = np.empty((DEPTH, NUM_TEMPLATES), np.int64)
     mask_t = np.empty(NUM_TEMPLATES, np.int64)  # the play mask's candidate melds
     mask_j = np.empty(NUM_TEMPLATES, np.int64)
@@ -246,6 +246,9 @@ def give_template(h, t, j, nat):
 
 # columns of the search's level table ``ws[6]``
 _NEED, _MUST, _OWED, _ROOM, _SWAP, _PIV, _NF, _K, _AT, _AJ, _ANAT, _SKIP, _TAKEN, _ROOT = range(14)
+# after a search that succeeds: the moves of its levels (``_AT``'s, -1 after the last) and,
+# in row 0, whether its last position ends the turn without the retrieval swap
+_PATH, _PLAIN = 14, 15
 
 
 @kernel(inline="always")
@@ -460,6 +463,11 @@ def _reach(h, kept, need, must, taken, owed, room, swap, ws, root=-1) -> bool:
         if entering:
             entering = False
             if _enter(h, kept, lv, d, ws):
+                lv[0, _PLAIN] = _leaf_ok(h, kept, lv[d, _TAKEN], lv[d, _OWED], lv[d, _ROOM],
+                                         False)  # fmt: skip
+                for e in range(d):
+                    lv[e, _PATH] = lv[e, _AT]
+                lv[d, _PATH] = -1
                 for e in range(d - 1, -1, -1):
                     _undo_level(h, kept, lv, e)
                 return True
@@ -922,6 +930,30 @@ def _draw_mask(rec, cfg, p, out, ws):
     out[1] = 1
 
 
+@kernel(inline="always")
+def _also_first(ws, k, nf, cand_t, cand_j, need):
+    """After candidate ``k`` of a not-opened player's play mask was found legal by a search
+    (still short of the threshold ``need`` laid alone), mark as legal (``cand_j`` -1) the later
+    candidates that the opening it found lays, with the same naturals (jokers) as they would
+    take laid first and worth less than ``need``: laid first, they leave the same melds to
+    lay (the one with the owed card first), so the search from there succeeds too. Only for
+    an opening whose turn ends without the retrieval swap (its root differs).
+    """
+    lv = ws[6]
+    if lv[0, _PLAIN] == 0:
+        return
+    e = 0
+    while lv[e, _PATH] != -1:
+        t2 = lv[e, _PATH]
+        if t2 >= 0 and TPL_VAL[t2] < need:
+            for k2 in range(k + 1, nf):
+                if cand_t[k2] == t2:
+                    if cand_j[k2] == lv[e, _AJ]:
+                        cand_j[k2] = -1
+                    break
+        e += 1
+
+
 @kernel(counted=False)
 def _play_mask(rec, cfg, p, out, ws):
     kinds, ta, tb, tc, twin = TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN
@@ -955,9 +987,13 @@ def _play_mask(rec, cfg, p, out, ws):
             t = cand_t[k]
             if template_size(t, kinds, tb, tc) >= total:
                 continue  # a card must be left to discard
+            if cand_j[k] < 0:  # (_also_first: legal)
+                out[cfg[C_MELD] + t] = 1
+                continue
             j = _lay_new(rec, cfg, p, t)
             if template_uses(t, j, ts, kinds, ta, tb, tc):
                 rec.taken_single = -1
+            searched = rec.opened[p] == 0  # still short: the rest of an opening is searched
             ok = turn_completable(rec, cfg, p, ws, nf)  # the hand less t: part of this one
             unlay_template(rec, p, t, j, known_save)
             rec.oblig, rec.taken_single, rec.owed = ob, ts, ow
@@ -965,6 +1001,8 @@ def _play_mask(rec, cfg, p, out, ws):
             rec.opened[p] = was_open
             if ok:
                 out[cfg[C_MELD] + t] = 1
+                if searched:
+                    _also_first(ws, k, nf, cand_t, cand_j, cfg[C_THRESH] - op)
     if was_open:
         # lay-offs of naturals
         for c in range(52):
