@@ -503,7 +503,9 @@ class GymBench:
                 if spent >= seconds:
                     return steps / spent, 0.0, 0.0
         while True:
-            env.step(random_legal(env.action_masks(), self.rng))
+            # the returns held until the next step, as a user's loop holds them (a fresh
+            # array per step then costs page faults; see the vector env's buffer pool)
+            _obs, _r, _term, _trunc, _info = env.step(random_legal(env.action_masks(), self.rng))
             steps += self.num_envs
             spent = time.perf_counter() - t0
             if spent >= seconds:
