@@ -12,6 +12,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
+from test_jmelds import summarised
 
 from rummy_env import rummy51_v1
 from rummy_env.core.jmelds import (
@@ -38,14 +39,6 @@ HANDS = st.fixed_dictionaries(
         "jokers": st.integers(0, 4),
     }
 )
-
-
-def _hand(cards: list[int], jokers: int) -> np.ndarray:
-    hand = np.zeros(53, np.int8)
-    for c in cards:
-        hand[c] = min(hand[c] + 1, 2)
-    hand[JOKER] = jokers
-    return hand
 
 
 def _templates(hand: np.ndarray, out_t: np.ndarray, out_j: np.ndarray) -> int:
@@ -86,7 +79,7 @@ def _bound_by_definition(hand: np.ndarray, ts: list[int], js: list[int]) -> int:
 @settings(max_examples=400, deadline=None)
 @given(hand=HANDS, drop=st.lists(st.integers(0, 700), max_size=30))
 def test_points_bound_is_its_definition(hand, drop):
-    h = _hand(hand["cards"], hand["jokers"])
+    h = summarised(hand["cards"], hand["jokers"])[0]
     ct = np.empty(NUM_TEMPLATES, np.int64)
     cj = np.empty(NUM_TEMPLATES, np.int64)
     nf = _templates(h, ct, cj)
@@ -113,7 +106,7 @@ def test_search_from_a_larger_hands_templates_is_the_search(
 ):
     # the play mask lays a candidate and searches the rest from its own list of templates:
     # the hand searched is part of the one listed
-    full = _hand(hand["cards"], hand["jokers"])
+    full = summarised(hand["cards"], hand["jokers"])[0]
     ws = K.make_work()
     nf = _templates(full, ws[8], ws[9])
     h = full.copy()
@@ -150,7 +143,7 @@ def _meld_entries_by_search(states, i, cfg, ws, out):
         ok = K.turn_completable(rec, cfg, p, ws)
         unlay_template(rec, p, t, j, saved)
         rec.oblig, rec.taken_single, rec.owed = ob, ts, ow
-        rec.open_pts, rec.opened_now = op, 0 + on
+        rec.open_pts, rec.opened_now = op, on
         rec.opened[p] = 0
         out[t] = 1 if ok else 0
 
