@@ -53,7 +53,7 @@ from rummy_agents.gin_rules_kernels import (
     decide_planner,
     decide_simple,
 )
-from rummy_agents.pcg64 import draw, seed_state, state_of, to_generator
+from rummy_agents.pcg64 import draw, read_rng, seed_state, state_of, to_generator, write_rng
 from rummy_env.core.batch import (
     HOOK_OPTIONS,
     PAR_CHUNKS,
@@ -655,6 +655,12 @@ class CompiledPolicy(NamedTuple):
     """Writes a numpy generator's state back into a per-game state."""
     seed_state: Any = seed_state
     """Writes ``default_rng(seed)``'s state into a per-game state."""
+    read_rng: Any = read_rng
+    """Writes the state of an agent's generator into a state array, if it is a ``PCG64`` one
+    (:func:`play_shared` then draws from the array: a numpy generator costs ~9 us a call to
+    pass)."""
+    write_rng: Any = write_rng
+    """Puts an agent's generator in the state a state array holds."""
 
 
 __all__ = [

@@ -182,10 +182,9 @@ class SeededGenerator:
             state_of(self._rng, st)
 
 
-def to_generator(st: np.ndarray) -> np.random.Generator:
-    """A numpy generator in the state ``st`` holds."""
-    gen = np.random.Generator(np.random.PCG64())
-    gen.bit_generator.state = {
+def _state_dict(st: np.ndarray) -> dict[str, Any]:
+    """``bit_generator.state`` of a ``PCG64`` generator in the state ``st`` holds."""
+    return {
         "bit_generator": "PCG64",
         "state": {
             "state": (int(st[0]) << 64) | int(st[1]),
@@ -194,7 +193,33 @@ def to_generator(st: np.ndarray) -> np.random.Generator:
         "has_uint32": int(st[4]),
         "uinteger": int(st[5]),
     }
+
+
+def to_generator(st: np.ndarray) -> np.random.Generator:
+    """A numpy generator in the state ``st`` holds."""
+    gen = np.random.Generator(np.random.PCG64())
+    gen.bit_generator.state = _state_dict(st)
     return gen
+
+
+def read_rng(agent: Any, st: np.ndarray) -> bool:
+    """Write the state of ``agent.rng`` into ``st`` (from the seed, without building it, for
+    an unbuilt :class:`SeededGenerator` one); False, ``st`` untouched, if it does not draw
+    from ``PCG64``.
+    """
+    rng = agent._rng if isinstance(agent, SeededGenerator) else agent.rng
+    if rng is None:
+        seed_state(agent._rng_seed, st)
+        return True
+    if type(rng) is not np.random.Generator or type(rng.bit_generator) is not np.random.PCG64:
+        return False
+    state_of(rng, st)
+    return True
+
+
+def write_rng(agent: Any, st: np.ndarray) -> None:
+    """Put ``agent.rng`` (the same generator object) in the state ``st`` holds."""
+    agent.rng.bit_generator.state = _state_dict(st)
 
 
 def state_of(gen: np.random.Generator, st: np.ndarray) -> None:
@@ -214,7 +239,9 @@ __all__ = [
     "integers",
     "next32",
     "next64",
+    "read_rng",
     "seed_state",
     "state_of",
     "to_generator",
+    "write_rng",
 ]

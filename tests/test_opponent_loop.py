@@ -158,6 +158,87 @@ def test_illegal_compiled_move_raises() -> None:
         env.reset(seed=0)
 
 
+def _rng_state(agent: Any) -> Any:
+    return agent.rng.bit_generator.state
+
+
+@pytest.mark.parametrize("n", [8, 260])
+def test_shared_loop_keeps_the_users_agents_generator_current(n: int) -> None:
+    """An agent the user passes plays compiled from a state array (not its numpy generator):
+    after every step its generator is where the Python loop's agent's is, and a generator the
+    array cannot hold (not ``PCG64``) is drawn from as it is.
+    """
+    from rummy_agents.gin_rummy_rules import GinRummySimpleAgent
+    from rummy_env.wrappers import RummySingleAgentVectorEnv
+
+    mine, theirs = GinRummySimpleAgent(seed=3), GinRummySimpleAgent(seed=3)
+    env = RummySingleAgentVectorEnv("gin_rummy", n, opponents=mine)
+    ref = _python_loop(RummySingleAgentVectorEnv("gin_rummy", n, opponents=theirs))
+    _same(env.reset(seed=4), ref.reset(seed=4), "reset")
+    rng = np.random.default_rng(4)
+    for t in range(40):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+        _same(env.step(acts), ref.step(acts), f"step {t}")
+        assert _rng_state(mine) == _rng_state(theirs), f"step {t}"
+    assert env._ties_of is None
+    philox = GinRummySimpleAgent(seed=0)
+    philox.rng = np.random.Generator(np.random.Philox(5))
+    other = GinRummySimpleAgent(seed=0)
+    other.rng = np.random.Generator(np.random.Philox(5))
+    env = RummySingleAgentVectorEnv("gin_rummy", 8, opponents=philox)
+    ref = _python_loop(RummySingleAgentVectorEnv("gin_rummy", 8, opponents=other))
+    _same(env.reset(seed=6), ref.reset(seed=6), "reset")
+    for t in range(30):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+        _same(env.step(acts), ref.step(acts), f"philox step {t}")
+    _same(_rng_state(philox), _rng_state(other), "philox generator")
+
+
+def test_shared_loop_hands_its_draws_back_to_the_python_agent() -> None:
+    """The env's own agent: the compiled loop keeps its ties in the state array from step to
+    step; a step on the Python loop between (the agent's ``act_batch``), a round left to the
+    reference, and a reset that builds the agent anew all draw on from where it stopped:
+    the Python loop's results throughout.
+    """
+    env = gymnasium.make_vec("rummy/GinRummy-v0", num_envs=12).unwrapped
+    ref = _python_loop(gymnasium.make_vec("rummy/GinRummy-v0", num_envs=12).unwrapped)
+    compiled = env._shared_policy
+    calls = [0]
+
+    def refer_some(*args: Any) -> tuple[int, int, int]:
+        """Every fifth step: the learner's moves here, then the round to the reference."""
+        states, seat, learner, actions, rows = args[0], args[6], args[10], args[11], args[21]
+        calls[0] += learner
+        if not learner or calls[0] % 5:
+            return real(*args)
+        ends = dict(zip(("term", "trunc", "final_obs", "final_info", "final_seat", "started"),
+                        args[13:19], strict=True))  # fmt: skip
+        env._advance(env._rows, actions, args[12], ends)
+        waiting = np.flatnonzero(states["cur"] != seat)
+        rows[: waiting.size] = waiting
+        return (REFERENCE, waiting.size, 0) if waiting.size else (0, 0, 0)
+
+    def with_reference() -> Any:
+        cp = compiled()
+        return cp._replace(shared=refer_some)
+
+    real = compiled().shared
+    _same(env.reset(seed=7), ref.reset(seed=7), "reset")
+    rng = np.random.default_rng(7)
+    held = 0
+    for t in range(90):
+        env._shared_policy = (lambda: None) if t % 7 == 3 else with_reference
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+        _same(env.step(acts), ref.step(acts), f"step {t}")
+        held += env._ties_of is not None
+        if t == 45:
+            _same(env.reset(seed=8), ref.reset(seed=8), "reset 8")
+    assert held > 40, "the array held the ties across steps"
+    assert calls[0] > 60
+    env._sync_ties()
+    assert _rng_state(env._shared[0]) == _rng_state(ref._shared[0])
+
+
 # -- numpy's generator in compiled code ----------------------------------------------------------
 
 

@@ -280,6 +280,12 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         self._round_rows = np.zeros(n, dtype=np.int64)  # a round of the compiled opponents
         self._round_acts = np.zeros(n, dtype=np.int64)
         self._shared_run: Any = None  # the timed choice of threaded or serial shared loop
+        # the generator state the compiled shared loop draws from (a numpy generator costs
+        # ~9 us a call to pass), and the agent whose generator it is ahead of (None: none)
+        self._ties = np.zeros(6, dtype=np.uint64)
+        self._ties_of: Any = None
+        self._write_ties: Callable[[Any, np.ndarray], None] | None = None
+        self._ties_own = isinstance(self._specs[0], AgentFactory) if n_opp == 1 else False
         self._per_game = self._per_game_policy()
         if self._per_game is not None:  # the agents' generators, one per game and seat
             self._gens = np.zeros((n, n_opp, 6), dtype=np.uint64)
@@ -319,6 +325,7 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
 
     def _opponent_actions(self, rows: np.ndarray, cur: np.ndarray) -> np.ndarray:
         """Actions of the opponents to act (seats ``cur``) in games ``rows``."""
+        self._sync_ties()
         a_n = self.num_actions
         out = np.empty(rows.size, dtype=np.int64)
         slots = self._slot(rows, cur)
@@ -489,9 +496,12 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
                 self._shared_run = FastestStep(list(pair), warmup=WARMUP_CALLS)
             run = self._shared_run
         while True:
-            status, k, j = run(
-                *head, learner, a, *tail, cp.params, cp.agent.rng, rows_buf, acts_buf
-            )
+            ties = self._ties_for(cp)  # (after a reference move: the generator's state)
+            try:
+                status, k, j = run(*head, learner, a, *tail, cp.params, ties, rows_buf, acts_buf)
+            finally:
+                if not self._ties_own:  # the user's agent: its generator kept current
+                    self._sync_ties()
             if status == 0:
                 return
             learner = False
@@ -504,6 +514,30 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
             cur = self.game.states["cur"][rows[j:]].astype(np.int64)
             acts[j:] = self._opponent_actions(rows[j:], cur)
             self._advance(rows, acts, rewards, ends)
+
+    def _ties_for(self, cp: Any) -> Any:
+        """What the compiled shared loop of ``cp`` draws its ties from: a state array holding
+        the state of its agent's generator (loaded once while the env's own agent plays
+        compiled, then kept ahead of it until :meth:`_sync_ties`), or the generator itself if
+        it is not a ``PCG64`` one.
+        """
+        agent = cp.agent
+        if self._ties_of is agent:
+            return self._ties
+        self._sync_ties()
+        if not cp.read_rng(agent, self._ties):
+            return agent.rng
+        self._ties_of = agent
+        self._write_ties = cp.write_rng
+        return self._ties
+
+    def _sync_ties(self) -> None:
+        """Put the generator the state array is ahead of in the array's state, before anything
+        else draws from it (``act_batch``) or the user may read it.
+        """
+        if self._ties_of is not None and self._write_ties is not None:
+            self._write_ties(self._ties_of, self._ties)
+            self._ties_of = None
 
     def _play_per_game(
         self, cp: Any, actions: np.ndarray | None, rewards: np.ndarray, ends: dict[str, Any]
@@ -612,6 +646,7 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
             if isinstance(seed, int):
                 super().reset(seed=seed)  # np_random, for code that reads it
             rng = np.random.default_rng(seed)  # seeds of the agents acting for every game
+            self._sync_ties()
             self._shared = [
                 self._plan(spec, int(rng.integers(2**31 - 1)))[1] for spec in self._specs
             ]
@@ -750,7 +785,9 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         """
         if self._needs_reset:
             raise ResetNeeded("call reset() before action_masks()")
-        return self.game.masks[:, : self.num_actions] == 1
+        # the masks hold the bytes 0 and 1: their bool view copied is the comparison with 1,
+        # at half its time
+        return self.game.masks[:, : self.num_actions].view(np.bool_).copy()
 
 
 __all__ = ["RummySingleAgentVectorEnv"]
