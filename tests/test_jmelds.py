@@ -68,7 +68,7 @@ def test_feasible_templates_are_every_playable_template_in_order(cards, jokers):
     hand, rs, sp = summarised(cards, jokers)
     out_t = np.full(NUM_TEMPLATES, -1, np.int64)
     out_j = np.full(NUM_TEMPLATES, -1, np.int64)
-    n = feasible_templates(jokers, rs, sp, TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN, out_t, out_j)
+    n = feasible_templates(jokers, rs, sp, TPL_WIN, out_t, out_j)
     want = [
         (t, j)
         for t in range(NUM_TEMPLATES)

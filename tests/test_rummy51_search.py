@@ -45,9 +45,7 @@ def _templates(hand: np.ndarray, out_t: np.ndarray, out_j: np.ndarray) -> int:
     rs = np.zeros(13, np.int64)
     sp = np.zeros(4, np.int64)
     hand_masks(hand, rs, sp)
-    return feasible_templates(
-        int(hand[JOKER]), rs, sp, TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN, out_t, out_j
-    )
+    return feasible_templates(int(hand[JOKER]), rs, sp, TPL_WIN, out_t, out_j)
 
 
 def _naturals(hand: np.ndarray, t: int) -> set[int]:

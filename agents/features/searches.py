@@ -214,7 +214,7 @@ def _turn_search(h, need, taken, runs, n_runs, groups, n_groups, ct, cj, lv, kep
     rs = np.empty(13, np.int64)
     sp = np.empty(4, np.int64)
     hand_masks(h, rs, sp)
-    nf0 = feasible_templates(h[JOKER], rs, sp, kinds, ta, tb, tc, twin, ct[0], cj[0])
+    nf0 = feasible_templates(h[JOKER], rs, sp, twin, ct[0], cj[0])
     lv[0, _L_PTS] = 0
     lv[0, _L_NT] = 0
     d = 0

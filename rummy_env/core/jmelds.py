@@ -179,7 +179,7 @@ def runs_possible(held, jokers) -> bool:
 
 
 @kernel(inline="always")
-def rank_groups(r, held, jokers, tb, tc, out_t, out_j, n) -> int:
+def rank_groups(r, held, jokers, out_t, out_j, n) -> int:
     """The group templates of rank ``r`` that the held suits (bits of ``held``) and ``jokers``
     can play, appended to ``out_t``/``out_j`` from ``n``; returns the new count.
 
@@ -228,7 +228,7 @@ def suit_runs(s, held, jokers, twin, out_t, out_j, n) -> int:
 
 
 @kernel(counted=False)
-def feasible_templates(jokers, rank_suits, suit_pos, kinds, ta, tb, tc, twin, out_t, out_j):
+def feasible_templates(jokers, rank_suits, suit_pos, twin, out_t, out_j):
     """Every template the summarised hand can play, in template order: writes their ids to
     ``out_t`` and jokers needed to ``out_j``; returns how many. The ranks and suits that cannot
     make a meld (:func:`groups_possible`, :func:`runs_possible`) are skipped whole (a 14-card
@@ -237,7 +237,7 @@ def feasible_templates(jokers, rank_suits, suit_pos, kinds, ta, tb, tc, twin, ou
     """
     n = 0
     for r in range(13):
-        n = rank_groups(r, rank_suits[r], jokers, tb, tc, out_t, out_j, n)
+        n = rank_groups(r, rank_suits[r], jokers, out_t, out_j, n)
     for s in range(4):
         n = suit_runs(s, suit_pos[s], jokers, twin, out_t, out_j, n)
     return n

@@ -24,7 +24,11 @@ the learner, as in ``RummySingleAgentEnv``):
   batch) or ``act_batch`` (``act_batch(observations, masks)`` or ``act_batch(masks)``): one
   agent acts for the rows of every game whose opponent seat it holds, in one call (batch agents
   must not keep per-game state; the suite's do not). Not in 3- and 4-player Gin Rummy, whose
-  seats play 2-player hands: there every agent acts one game at a time;
+  seats play 2-player hands: there every agent acts one game at a time. A batch agent that
+  offers ``compiled_policy`` (Gin's rule agents) plays inside the compiled loop, drawing its
+  ties from a copy of its ``PCG64`` generator's state: the same draws, and the generator is
+  put in that state again after every step for an agent you pass, before anything else draws
+  from it for one the env builds;
 - any other agent (``act(observation, view)``), callable ``policy(observation, view)``, or a
   factory (``build(seed)``) of such agents: one call per game that needs a move, with the
   seat's :class:`~rummy_env.envs.view.SeatView` of that game. A factory builds a fresh agent for

@@ -797,7 +797,7 @@ def _feasible(ws, rs, sp, jokers) -> int:
     out_j = ws[WS_J:WS_KNOWN]
     n = 0
     for r in range(13):
-        n = rank_groups(r, rs >> (4 * r) & 15, jokers, TPL_B, TPL_C, out_t, out_j, n)
+        n = rank_groups(r, rs >> (4 * r) & 15, jokers, out_t, out_j, n)
     for s in range(4):
         n = suit_runs(s, sp >> (14 * s) & 0x3FFF, jokers, TPL_WIN, out_t, out_j, n)
     return n

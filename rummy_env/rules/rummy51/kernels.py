@@ -387,7 +387,7 @@ def _enter(h, kept, lv, d, ws) -> int:
     elif d == 0:
         rs, sp = ws[3], ws[4]
         hand_masks(h, rs, sp)
-        nf = feasible_templates(h[JOKER], rs, sp, kinds, ta, tb, tc, twin, ct[0], cj[0])
+        nf = feasible_templates(h[JOKER], rs, sp, twin, ct[0], cj[0])
     else:
         # the hand only shrinks down the search: filter the parent level's templates
         nf = 0
@@ -540,7 +540,7 @@ def opening_reachable(h, need, taken, room, ws) -> bool:
 
 
 @kernel
-def retrieve_fit(rec, m, k, c_out) -> int:
+def retrieve_fit(rec, m, k) -> int:
     """Natural card that replaces a joker in slot ``m`` at run position / group suit ``k``
     (-1: no joker can be taken back there). Groups of 4 never release their jokers.
     """
@@ -566,13 +566,13 @@ def can_retrieve_with(rec, x) -> bool:
         return False
     for m in range(rec.n_melds):
         if rec.m_kind[m] == 1:
-            if retrieve_fit(rec, m, x // 13, 0) == x:
+            if retrieve_fit(rec, m, x // 13) == x:
                 return True
         else:
             r = x % 13
-            if retrieve_fit(rec, m, r, 0) == x:
+            if retrieve_fit(rec, m, r) == x:
                 return True
-            if r == 0 and retrieve_fit(rec, m, 13, 0) == x:
+            if r == 0 and retrieve_fit(rec, m, 13) == x:
                 return True
     return False
 
@@ -881,7 +881,7 @@ def apply_action(rec, cfg, tables, a, mask, work):
     elif a >= cfg[C_RETRIEVE]:
         m = (a - cfg[C_RETRIEVE]) // 14
         k = (a - cfg[C_RETRIEVE]) % 14
-        c = retrieve_fit(rec, m, k, 0)
+        c = retrieve_fit(rec, m, k)
         do_retrieve(rec, cfg, p, m, k, c)
         _note_placement(rec, p, m)
         if rec.taken_single == c:
@@ -968,7 +968,7 @@ def _play_mask(rec, cfg, p, out, ws):
     if go:
         rs, sp = ws[3], ws[4]
         hand_masks(hand, rs, sp)
-        nf = feasible_templates(hand[JOKER], rs, sp, kinds, ta, tb, tc, twin, cand_t, cand_j)
+        nf = feasible_templates(hand[JOKER], rs, sp, twin, cand_t, cand_j)
     if go and was_open == 0:
         need = cfg[C_THRESH] - op
         if need > 0:
@@ -1044,7 +1044,7 @@ def _play_mask(rec, cfg, p, out, ws):
             if rec.m_jok[m] == 0:
                 continue
             for k in range(14 if rec.m_kind[m] == 2 else 4):
-                c = retrieve_fit(rec, m, k, 0)
+                c = retrieve_fit(rec, m, k)
                 if c < 0 or hand[c] < 1:
                     continue
                 kn_c, kn_j = rec.known[p, c], rec.known[p, JOKER]
