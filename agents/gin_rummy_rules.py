@@ -348,6 +348,9 @@ class _GinRuleAgent(SeededGenerator):
     """Shared machinery: reading the observation, knocking, discarding, manual melding."""
 
     name = "gin_rule"
+    _policy_key: tuple[Any, ...] | None = None
+    """What :meth:`compiled_policy` last answered for (class, observation size, options)."""
+    _policy: Any = None
 
     def __init__(self, seed: int | None = None) -> None:
         self._init_rng(seed)  # self.rng: default_rng(seed), built on first use
@@ -534,23 +537,30 @@ class _GinRuleAgent(SeededGenerator):
         Args:
             game: the env's batched game (``obs_size`` is read).
         """
-        kind = _kernel_kind(type(self))
-        size = int(game.obs_size)
-        if kind < 0 or size not in (_OBS_SIZE_AUTO, _OBS_SIZE_MANUAL):
-            return None
         if not self.rng_is_generator():
+            return None
+        # asked at every step of the vector env: the last answer is kept for the same class,
+        # observation size and options (all it depends on; the options are read every call)
+        key = (type(self), int(game.obs_size), self._kernel_options())
+        if key == self._policy_key:
+            return self._policy
+        kind = _kernel_kind(type(self))
+        size = key[1]
+        if kind < 0 or size not in (_OBS_SIZE_AUTO, _OBS_SIZE_MANUAL):
             return None
         auto = size == _OBS_SIZE_AUTO
         if size < _KERNEL_OBS_SIZE[auto]:
             return None
         from rummy_agents import opponent_loop  # noqa: PLC0415 - numba on use
 
-        best_meld, now_w, risk_w, margin = self._kernel_options()
+        best_meld, now_w, risk_w, margin = key[2]
         tag = opponent_loop.KIND_TAGS[kind](kind)  # the kind in the type: its rules compile alone
         policy = (tag, int(best_meld), float(now_w), float(risk_w), float(margin), int(auto))
-        return opponent_loop.CompiledPolicy(
+        self._policy = opponent_loop.CompiledPolicy(
             policy, self, shared_parallel=opponent_loop.play_shared_parallel
         )
+        self._policy_key = key
+        return self._policy
 
     def _act_row_reference(self, obs: np.ndarray, masks: Any, i: int, auto_meld: Any) -> int:
         """Row ``i`` of :meth:`act_batch_reference` (the row the compiled code left to it)."""

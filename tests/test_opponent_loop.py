@@ -239,6 +239,45 @@ def test_shared_loop_hands_its_draws_back_to_the_python_agent() -> None:
     assert _rng_state(env._shared[0]) == _rng_state(ref._shared[0])
 
 
+def test_compiled_policy_is_kept_and_follows_the_agents_options() -> None:
+    """``compiled_policy`` answers the same object while class, observation size and options
+    stay, a new one when an option changes (read at every call, as ``act`` reads it), and
+    None for a generator the loop cannot draw from; an option changed mid-run plays as the
+    Python loop plays it.
+    """
+    from rummy_agents.gin_rummy_rules import GinRummyPlannerAgent, GinRummySimpleAgent
+    from rummy_env.wrappers import RummySingleAgentVectorEnv
+
+    game = gymnasium.make_vec("rummy/GinRummy-v0", num_envs=2).unwrapped.game
+    manual = gymnasium.make_vec("rummy/GinRummy-v0", num_envs=2, auto_meld=False).unwrapped.game
+    agent = GinRummySimpleAgent(seed=1)
+    first = agent.compiled_policy(game)
+    assert agent.compiled_policy(game) is first
+    assert agent.compiled_policy(manual).params != first.params
+    agent.take_rule = "best_meld"
+    changed = agent.compiled_policy(game)
+    assert changed.params != first.params
+    agent.take_rule = "any_meld"
+    assert agent.compiled_policy(game).params == first.params
+    planner = GinRummyPlannerAgent(seed=1)
+    before = planner.compiled_policy(game)
+    planner.risk_weight = 0.5
+    assert planner.compiled_policy(game).params != before.params
+    agent.rng = np.random.RandomState(0)  # type: ignore[assignment]
+    assert agent.compiled_policy(game) is None
+
+    mine, theirs = GinRummySimpleAgent(seed=5), GinRummySimpleAgent(seed=5)
+    env = RummySingleAgentVectorEnv("gin_rummy", 16, opponents=mine)
+    ref = _python_loop(RummySingleAgentVectorEnv("gin_rummy", 16, opponents=theirs))
+    _same(env.reset(seed=9), ref.reset(seed=9), "reset")
+    rng = np.random.default_rng(9)
+    for t in range(60):
+        if t == 30:
+            mine.take_rule = theirs.take_rule = "best_meld"
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+        _same(env.step(acts), ref.step(acts), f"step {t}")
+
+
 # -- numpy's generator in compiled code ----------------------------------------------------------
 
 
