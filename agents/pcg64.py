@@ -207,13 +207,16 @@ def read_rng(agent: Any, st: np.ndarray) -> bool:
     an unbuilt :class:`SeededGenerator` one); False, ``st`` untouched, if it does not draw
     from ``PCG64``.
     """
-    rng = agent._rng if isinstance(agent, SeededGenerator) else agent.rng
-    if rng is None:
-        seed_state(agent._rng_seed, st)
-        return True
-    if type(rng) is not np.random.Generator or type(rng.bit_generator) is not np.random.PCG64:
+    seeded = isinstance(agent, SeededGenerator)
+    rng = agent._rng if seeded else agent.rng
+    if rng is not None and (
+        type(rng) is not np.random.Generator or type(rng.bit_generator) is not np.random.PCG64
+    ):
         return False
-    state_of(rng, st)
+    if seeded:
+        agent.write_rng_state(st)
+    else:
+        state_of(agent.rng, st)
     return True
 
 

@@ -285,10 +285,10 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         self._round_acts = np.zeros(n, dtype=np.int64)
         self._shared_run: Any = None  # the timed choice of threaded or serial shared loop
         # the generator state the compiled shared loop draws from (a numpy generator costs
-        # ~9 us a call to pass), and the agent whose generator it is ahead of (None: none)
+        # ~9 us a call to pass), and the compiled policy whose agent's generator it is ahead
+        # of (None: none)
         self._ties = np.zeros(6, dtype=np.uint64)
         self._ties_of: Any = None
-        self._write_ties: Callable[[Any, np.ndarray], None] | None = None
         self._ties_own = isinstance(self._specs[0], AgentFactory) if n_opp == 1 else False
         self._per_game = self._per_game_policy()
         if self._per_game is not None:  # the agents' generators, one per game and seat
@@ -525,22 +525,21 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         compiled, then kept ahead of it until :meth:`_sync_ties`), or the generator itself if
         it is not a ``PCG64`` one.
         """
-        agent = cp.agent
-        if self._ties_of is agent:
+        if self._ties_of is not None and self._ties_of.agent is cp.agent:
             return self._ties
         self._sync_ties()
-        if not cp.read_rng(agent, self._ties):
-            return agent.rng
-        self._ties_of = agent
-        self._write_ties = cp.write_rng
+        if not cp.read_rng(cp.agent, self._ties):
+            return cp.agent.rng
+        self._ties_of = cp
         return self._ties
 
     def _sync_ties(self) -> None:
         """Put the generator the state array is ahead of in the array's state, before anything
         else draws from it (``act_batch``) or the user may read it.
         """
-        if self._ties_of is not None and self._write_ties is not None:
-            self._write_ties(self._ties_of, self._ties)
+        held = self._ties_of
+        if held is not None:
+            held.write_rng(held.agent, self._ties)
             self._ties_of = None
 
     def _play_per_game(
