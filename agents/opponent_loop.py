@@ -40,7 +40,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numba import get_num_threads, prange, types
-from numba.extending import overload
+from numba.extending import intrinsic, overload
 
 from rummy_agents import joker_greedy_kernels as J
 from rummy_agents.gin_rules_kernels import (
@@ -475,40 +475,70 @@ def play_per_game(states, cfg, tables, masks, obs, na, seat, acted, streams, fix
     return DONE, n, 0, 0
 
 
+GAMES_PER_TAKE = 8
+"""Games a worker of :func:`play_per_game_parallel` takes from the queue at a time: a few, so
+that two threads seldom write the same cache line of the per-game arrays (``rewards``,
+``started``, ...; one game at a time stepped 8% slower than fixed halves, Rummy 51, 256 games)."""
+
+
+def _fetch_add_typing(typingctx, arr, i, v):
+    sig = types.int64(arr, i, v)
+
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        ptr = builder.gep(ary.data, [args[1]])
+        return builder.atomic_rmw("add", ptr, args[2], "monotonic")
+
+    return sig, codegen
+
+
+_fetch_add: Any = intrinsic(_fetch_add_typing)
+"""``_fetch_add(arr, i, v)``: ``arr[i] += v`` as one atomic operation in compiled code,
+returning the value before (``arr``: int64)."""
+
+
 @kernel(parallel=True)
 def play_per_game_parallel(states, cfg, tables, masks, obs, na, seat, acted, streams,
                            fixed_seat, learner_from, actions, rewards, term, trunc, final_obs,
                            final_info, final_seat, started, policy, gens, start,
                            chunks):  # fmt: skip
-    """:func:`play_per_game` with threads over ``chunks`` chunks of games (the same results:
-    the games are independent). A game that stops (not ``DONE``) stops only itself; the first
-    of them is returned, and :func:`play_per_game` resumes from it.
+    """:func:`play_per_game` with ``chunks`` workers on threads (the same results: the games
+    are independent). A game that stops (not ``DONE``) stops only itself; the first of them is
+    returned, and :func:`play_per_game` resumes from it.
 
-    Each chunk makes the agent's buffers (a dozen arrays, a plan memo) and the game's work
-    buffers: one chunk per thread (:class:`PerThread`) makes them once per thread. numba
-    hands each thread a contiguous block of chunks, so more chunks would not balance better.
+    Each worker makes the agent's buffers (a dozen arrays, a plan memo) and the game's work
+    buffers once (:class:`PerThread`: one worker per thread), then takes the next
+    :data:`GAMES_PER_TAKE` games from a shared counter until none are left, so a thread whose
+    games were quick takes more. (numba hands each thread a fixed contiguous block of a
+    ``prange``; with the games split in halves, the thread with the dearer half set the call's
+    time: the queue stepped Rummy 51's 256 games 3-4% faster, 500 Rum's 2-3%.)
     """
     n = states.shape[0]
-    n_ch = max(min(n - start, chunks), 1)
+    workers = max(min(n - start, chunks), 1)
     stops = np.full(n, -1, np.int64)
     slots = np.zeros(n, np.int64)
     acts = np.zeros(n, np.int64)
-    for ch in prange(n_ch):
+    # (a cache line of its own; read only through _fetch_add: numba does not see the calls
+    # change it, and a plain read of it after the loop may be folded to ``start``)
+    queue = np.full(8, start, np.int64)
+    for _w in prange(workers):
         work = new_work(states, cfg)
         scratch = policy_scratch(policy, na)
         saved = np.empty(gens.shape[2], np.uint64)
-        lo = start + ch * (n - start) // n_ch
-        hi = start + (ch + 1) * (n - start) // n_ch
-        for i in range(lo, hi):
-            status, slot, a = _play_game(
-                states, i, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
-                i >= learner_from, actions, rewards, term, trunc, final_obs, final_info,
-                final_seat, started, policy, gens, scratch, work, saved,
-            )  # fmt: skip
-            if status != DONE:
-                stops[i] = status
-                slots[i] = slot
-                acts[i] = a
+        while True:
+            lo = _fetch_add(queue, 0, GAMES_PER_TAKE)
+            if lo >= n:
+                break
+            for i in range(lo, min(lo + GAMES_PER_TAKE, n)):
+                status, slot, a = _play_game(
+                    states, i, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
+                    i >= learner_from, actions, rewards, term, trunc, final_obs, final_info,
+                    final_seat, started, policy, gens, scratch, work, saved,
+                )  # fmt: skip
+                if status != DONE:
+                    stops[i] = status
+                    slots[i] = slot
+                    acts[i] = a
     for i in range(start, n):
         if stops[i] >= 0:
             return stops[i], i, slots[i], acts[i]
@@ -517,7 +547,7 @@ def play_per_game_parallel(states, cfg, tables, masks, obs, na, seat, acted, str
 
 class PerThread:
     """:func:`play_per_game_parallel` called as :func:`play_per_game` (the same arguments),
-    with one chunk of games per thread numba runs (read at each call: ``set_num_threads``
+    with one worker per thread numba runs (read at each call: ``set_num_threads``
     may change it).
     """
 
@@ -525,7 +555,7 @@ class PerThread:
         self.kernel = kernel
 
     def __call__(self, *args: Any) -> Any:
-        """The kernel on ``args`` and ``numba.get_num_threads()`` chunks."""
+        """The kernel on ``args`` and ``numba.get_num_threads()`` workers."""
         return self.kernel(*args, get_num_threads())
 
 

@@ -109,13 +109,37 @@ def test_parallel_loop_equals_python_loop() -> None:
 
 @pytest.mark.parametrize("chunks", [1, 3, 7])
 def test_per_game_loop_results_do_not_depend_on_its_chunks(monkeypatch, chunks) -> None:
-    """``PerThread`` splits the games into one chunk per numba thread: any count gives the
-    Python loop's results (the first ``WARMUP_CALLS`` calls run the threaded kernel).
+    """``PerThread`` runs one worker per numba thread, each taking the next games from a
+    shared queue: any count of workers gives the Python loop's results, with a game count
+    that is no multiple of the games taken at a time (the first ``WARMUP_CALLS`` calls run
+    the threaded kernel).
     """
     from rummy_agents import opponent_loop
 
     monkeypatch.setattr(opponent_loop, "get_num_threads", lambda: chunks)
-    _play_both("rummy/FiveHundredRum-v1", {}, 256, 8, seed=chunks)
+    assert 259 % opponent_loop.GAMES_PER_TAKE != 0
+    _play_both("rummy/FiveHundredRum-v1", {}, 259, 8, seed=chunks)
+
+
+def test_fetch_add_hands_every_value_out_once() -> None:
+    """The per-game loop's queue: threads taking blocks of a counter at once get every block
+    exactly once, and the counter ends at the total taken.
+    """
+    from numba import njit, prange
+
+    from rummy_agents.opponent_loop import _fetch_add
+
+    @njit(parallel=True)
+    def take(n_workers, per_worker, got, counter):
+        for w in prange(n_workers):
+            for k in range(per_worker):
+                got[w, k] = _fetch_add(counter, 0, 3)
+
+    got = np.zeros((4, 500), np.int64)
+    counter = np.full(8, 5, np.int64)
+    take(4, 500, got, counter)
+    assert counter[0] == 5 + 3 * 4 * 500
+    np.testing.assert_array_equal(np.sort(got.ravel()), np.arange(5, 6005, 3))
 
 
 def _refer_once(env: Any) -> None:
