@@ -501,8 +501,8 @@ returning the value before (``arr``: int64)."""
 def play_per_game_parallel(states, cfg, tables, masks, obs, na, seat, acted, streams,
                            fixed_seat, learner_from, actions, rewards, term, trunc, final_obs,
                            final_info, final_seat, started, policy, gens, start,
-                           chunks):  # fmt: skip
-    """:func:`play_per_game` with ``chunks`` workers on threads (the same results: the games
+                           workers):  # fmt: skip
+    """:func:`play_per_game` with ``workers`` workers on threads (the same results: the games
     are independent). A game that stops (not ``DONE``) stops only itself; the first of them is
     returned, and :func:`play_per_game` resumes from it.
 
@@ -511,10 +511,11 @@ def play_per_game_parallel(states, cfg, tables, masks, obs, na, seat, acted, str
     :data:`GAMES_PER_TAKE` games from a shared counter until none are left, so a thread whose
     games were quick takes more. (numba hands each thread a fixed contiguous block of a
     ``prange``; with the games split in halves, the thread with the dearer half set the call's
-    time: the queue stepped Rummy 51's 256 games 3-4% faster, 500 Rum's 2-3%.)
+    time: side by side, the queue stepped Rummy 51's 256 games 1.065x as fast, 500 Rum's
+    1.06x.)
     """
     n = states.shape[0]
-    workers = max(min(n - start, chunks), 1)
+    workers = max(min(n - start, workers), 1)
     stops = np.full(n, -1, np.int64)
     slots = np.zeros(n, np.int64)
     acts = np.zeros(n, np.int64)
