@@ -28,6 +28,7 @@ from rummy_agents.planner_kernels import (
     _fit_set,
     card_values,
     fit_natural_at,
+    no_meld_holds,
     node_templates,
     table_array,
 )
@@ -232,6 +233,70 @@ def test_node_templates_are_the_python_planners(
     for row, (t, meld, taken, j, tp) in zip(tb[3 : 3 + n], expect, strict=True):
         assert (row[0], row[1], row[2], list(row[4:10])) == (t, j, tp, meld)
         assert row[3] == sum(vals[x] for x in taken) + vals[52] * j
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    hand=hands(),
+    jokers=st.integers(0, 3),
+    left=st.lists(st.integers(0, 51), max_size=12),
+    data=st.data(),
+)
+def test_no_meld_holds_only_cards_without_templates(
+    hand: list[int], jokers: int, left: list[int], data: st.DataObject
+) -> None:
+    """The searches pass a node without a frame when ``no_meld_holds``: then its card has no
+    template whatever the search left in hand; with nothing left in hand it is exactly the
+    cards without one.
+    """
+    avail = np.array(hand, np.int64)
+    avail[52] = jokers
+    held = [x for x in range(52) if avail[x] > 0]
+    if not held:
+        return
+    c = data.draw(st.sampled_from(held))
+    tb = np.empty((64, TPL_FIELDS), np.int64)
+    vals = card_values(False)
+    none = np.zeros(53, np.int64)
+    assert no_meld_holds(c, avail) == (node_templates(c, avail, none, tb, 0, vals, 1) == 0)
+    skipped = np.zeros(53, np.int64)
+    for x in left:
+        skipped[x] += 1
+    if no_meld_holds(c, avail):
+        assert node_templates(c, avail, skipped, tb, 0, vals, 1) == 0
+
+
+def test_no_meld_holds_examples() -> None:
+    """Loose cards, and cards one joker or one more card would meld."""
+    hand = counts("Ac 5c 9c Kc 2d 7d Qh 3s 8s")
+    for card in ("Ac", "5c", "9c", "Kc", "2d", "7d", "Qh", "3s", "8s"):
+        assert no_meld_holds(parse_cards(card)[0], np.array(hand, np.int64)), card
+    near = counts("Ac 3c Qc 5d 5h 9s Ts JK")
+    for card in ("Ac", "3c", "Qc", "5d", "9s"):  # A-2-3, Q-K-A, 5-5-JK, 9-T-JK
+        assert not no_meld_holds(parse_cards(card)[0], np.array(near, np.int64)), card
+    near[52] = 0
+    for card in ("Ac", "3c", "Qc", "5d", "9s"):
+        assert no_meld_holds(parse_cards(card)[0], np.array(near, np.int64)), card
+
+
+def test_nodes_without_templates_count_for_the_node_limit() -> None:
+    """Hands whose searches are mostly such nodes (passed without a frame, counted all the
+    same): cut at every node limit up to the whole search, both planners find the Python
+    planners' plans.
+    """
+    for text in ("Ac 2c 3c 6c 9c Jd Qd Kd 4h 4s 4d 8h 7s", "5c 6c 7c 9d 2h 2s Kh Qs JK 3d 8d"):
+        hand = counts(text)
+        py = MeldPlanner(False, 10**6)
+        py.best(hand, [])
+        full = py._nodes
+        for limit in range(1, full + 2):
+            py, cp = planners(False, limit)
+            assert same(cp.best(hand, []), py.best(hand, [])), (text, limit)
+            turn = turn_plan(py, hand, [], 52 if hand[52] else 0, True)
+            assert same(cp.turn_plan(hand, [], 52 if hand[52] else 0, True), turn), limit
+            py51, cp51 = planners51(limit)
+            for kw in ({"opened": True}, {"opened": False, "need": 51}):
+                assert same(cp51.best(hand, [], **kw), py51.best(hand, [], **kw)), (limit, kw)
 
 
 @settings(max_examples=400, deadline=None)
