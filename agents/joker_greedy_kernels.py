@@ -549,9 +549,11 @@ def _discard500(obs, b, masks, prm, hand, table, n_table, keep_left, vals, rng, 
 
 @kernel(counted=False)
 def greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps, left,
-                  nets, depths, cands, scores, nxt, pcount, keep, work):  # fmt: skip
+                  nets, depths, cands, scores, nxt, pcount, keep, work, trusted):  # fmt: skip
     """The action of row ``b`` (``FiveHundredRumGreedyAgent.act_reference``), :data:`SKIP`
     for a row left to the reference, :data:`NO_LEGAL` for a mask without a legal action.
+    ``trusted``: the row was written by the engine (finite and small: :func:`row_ok` is
+    skipped).
     """
     na = masks.shape[1]
     nz = _next_nonzero(masks, b, 0, na)  # the row's first nonzero entry: scanned once
@@ -560,7 +562,7 @@ def greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps
         return NO_LEGAL
     if next_legal(masks, b, first + 1, na) == na:
         return first  # the only legal action
-    if not row_ok(obs, b):
+    if not trusted and not row_ok(obs, b):
         return SKIP
     if not read_hand(obs, b, prm[K_HAND], hand):
         return SKIP
@@ -699,13 +701,16 @@ def scratch500(prm):
 
 
 @kernel(inline="always")
-def greedy500_scratch(obs, masks, b, prm, vals, rng, scratch):
-    """:func:`greedy500_row` with the buffers of :func:`scratch500`."""
+def greedy500_scratch(obs, masks, b, prm, vals, rng, scratch, trusted=False):
+    """:func:`greedy500_row` with the buffers of :func:`scratch500`; ``trusted``: rows
+    the engine wrote (the opponent loop's), not checked by :func:`row_ok`.
+    """
     hand, hand2, table, pile, steps, left, nets, depths, cands, scores, nxt, pcount, keep, work = (
         scratch
     )
     return greedy500_row(obs, masks, b, prm, vals, rng, hand, hand2, table, pile, steps, left,
-                         nets, depths, cands, scores, nxt, pcount, keep, work)  # fmt: skip
+                         nets, depths, cands, scores, nxt, pcount, keep, work,
+                         trusted)  # fmt: skip
 
 
 @kernel
@@ -1089,9 +1094,11 @@ def _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2, n_
 
 @kernel(counted=False)
 def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left,
-                 prot, nxt, cands, keys, pbuf):  # fmt: skip
+                 prot, nxt, cands, keys, pbuf, trusted):  # fmt: skip
     """The action of row ``b`` (``Rummy51GreedyAgent.act_reference``), :data:`SKIP` for a row
     left to the reference, :data:`NO_LEGAL` for a mask without a legal action.
+    ``trusted``: the row was written by the engine (finite and small: :func:`row_ok` is
+    skipped).
     """
     na = masks.shape[1]
     nz = _next_nonzero(masks, b, 0, na)  # the row's first nonzero entry: scanned once
@@ -1100,7 +1107,7 @@ def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, ste
         return NO_LEGAL
     if next_legal(masks, b, first + 1, na) == na:
         return first  # the only legal action
-    if not row_ok(obs, b):
+    if not trusted and not row_ok(obs, b):
         return SKIP
     if not read_hand(obs, b, prm[R_HAND], hand):
         return SKIP
@@ -1191,11 +1198,13 @@ def scratch51(prm, na):
 
 
 @kernel(inline="always")
-def greedy51_scratch(obs, masks, b, prm, rng, scratch):
-    """:func:`greedy51_row` with the buffers of :func:`scratch51`."""
+def greedy51_scratch(obs, masks, b, prm, rng, scratch, trusted=False):
+    """:func:`greedy51_row` with the buffers of :func:`scratch51`; ``trusted``: rows the
+    engine wrote (the opponent loop's), not checked by :func:`row_ok`.
+    """
     hand, hand2, table, table2, empty, steps, left, prot, nxt, cands, keys, pbuf = scratch
     return greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left,
-                        prot, nxt, cands, keys, pbuf)  # fmt: skip
+                        prot, nxt, cands, keys, pbuf, trusted)  # fmt: skip
 
 
 @kernel

@@ -170,14 +170,14 @@ def _joker_decide(policy, obs, masks, b, na, gen, scratch):
     if _is_500(policy):
 
         def impl500(policy, obs, masks, b, na, gen, scratch):
-            a = J.greedy500_scratch(obs, masks, b, policy[0], policy[1], gen, scratch)
+            a = J.greedy500_scratch(obs, masks, b, policy[0], policy[1], gen, scratch, True)
             return FALLBACK if a < 0 else a
 
         return impl500
     if _is_51(policy):
 
         def impl51(policy, obs, masks, b, na, gen, scratch):
-            a = J.greedy51_scratch(obs, masks, b, policy[0], gen, scratch)
+            a = J.greedy51_scratch(obs, masks, b, policy[0], gen, scratch, True)
             return FALLBACK if a < 0 else a
 
         return impl51
