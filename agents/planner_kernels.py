@@ -320,6 +320,39 @@ def no_meld_holds(c, avail):
     return True
 
 
+@kernel(inline="always")
+def keep_loose(c, avail, skipped, kept, n_kept, nodes, node_limit, stop):
+    """From the lowest card at or after ``c``, make in place the nodes whose card
+    :func:`no_meld_holds` (their only branch: the card left in hand, recorded in ``kept``),
+    each counted, until a card some template may hold, none left (``JOKER``), the node limit
+    passed, or ``stop`` (a bound that prunes the node, the same all along). Returns
+    (card, cards in ``kept``, nodes).
+    """
+    while True:
+        while c < JOKER and avail[c] == 0:
+            c += 1
+        if c == JOKER or nodes > node_limit or stop or not no_meld_holds(c, avail):
+            return c, n_kept, nodes
+        avail[c] -= 1
+        skipped[c] += 1
+        kept[n_kept] = c
+        n_kept += 1
+        nodes += 1
+
+
+@kernel(inline="always")
+def unkeep(avail, skipped, kept, n_kept, to):
+    """Put back the cards ``kept[to:n_kept]`` left in hand by :func:`keep_loose`; returns
+    ``to``.
+    """
+    while n_kept > to:
+        n_kept -= 1
+        x = kept[n_kept]
+        skipped[x] -= 1
+        avail[x] += 1
+    return n_kept
+
+
 @kernel(counted=False)
 def take_template(tb, row, avail, sign, oblig):
     """Move the cards of template row ``row`` out of (``sign`` -1) or back into (+1) ``avail``;
@@ -578,21 +611,12 @@ def _best_search(work, hand, table, n_table, oblig, oblig_new, vals, low_ace, no
         if call:
             call = False
             nodes += 1
-            c = call_from
-            while True:
-                while c < JOKER and avail[c] == 0:
-                    c += 1
-                if c == JOKER or nodes > node_limit or (found and call_pts + rest <= best_pts):
-                    break
-                if not no_meld_holds(c, avail):
-                    break
-                # (most nodes) no template holds c: the node's only branch keeps c in hand,
-                # a call with the same arguments but c (and the same bound); made here
-                avail[c] -= 1
-                skipped[c] += 1
-                kept[n_kept] = c
-                n_kept += 1
-                nodes += 1
+            # (most nodes) no template holds the lowest card: the node's only branch keeps it
+            # in hand, a call with the same arguments (and bound); made here, counted
+            pruned = found and call_pts + rest <= best_pts
+            c, n_kept, nodes = keep_loose(
+                call_from, avail, skipped, kept, n_kept, nodes, node_limit, pruned
+            )
             if c == JOKER or nodes > node_limit:
                 # the leaf's lay-offs add at most the value of the cards left (an ace laid low
                 # less): a leaf under the best plan's points is not laid out (it would not
@@ -633,11 +657,7 @@ def _best_search(work, hand, table, n_table, oblig, oblig_new, vals, low_ace, no
         if depth == 0:
             break
         f = depth - 1
-        while n_kept > fr_kept[f]:  # undo the cards kept below the branch just searched
-            n_kept -= 1
-            x = kept[n_kept]
-            skipped[x] -= 1
-            avail[x] += 1
+        n_kept = unkeep(avail, skipped, kept, n_kept, fr_kept[f])  # below the last branch
         c = fr_c[f]
         i = fr_i[f]
         n = fr_n[f]
@@ -872,19 +892,11 @@ def _best51_search(work, hand, table, n_table, opened, need, must_open, oblig, t
         if call:
             call = False
             nodes += 1
-            c = call_from
-            while True:
-                while c < JOKER and avail[c] == 0:
-                    c += 1
-                if c == JOKER or nodes > node_limit or not no_meld_holds(c, avail):
-                    break
-                # (most nodes) no template holds c: the node's only branch keeps c in hand,
-                # a call with the same arguments but c; made here, without a frame, counted
-                avail[c] -= 1
-                skipped[c] += 1
-                kept[n_kept] = c
-                n_kept += 1
-                nodes += 1
+            # (most nodes) no template holds the lowest card: the node's only branch keeps it
+            # in hand, a call with the same arguments; made here, without a frame, counted
+            c, n_kept, nodes = keep_loose(
+                call_from, avail, skipped, kept, n_kept, nodes, node_limit, False
+            )
             if c == JOKER or nodes > node_limit:
                 if free and (not f_found or call_removed > f_best):
                     # the free arrangement's leaf: any melds, none laid first, no lay-offs
@@ -955,11 +967,7 @@ def _best51_search(work, hand, table, n_table, opened, need, must_open, oblig, t
         if depth == 0:
             break
         f = depth - 1
-        while n_kept > fr_kept[f]:  # undo the cards kept below the branch just searched
-            n_kept -= 1
-            x = kept[n_kept]
-            skipped[x] -= 1
-            avail[x] += 1
+        n_kept = unkeep(avail, skipped, kept, n_kept, fr_kept[f])  # below the last branch
         c = fr_c[f]
         i = fr_i[f]
         n = fr_n[f]
