@@ -621,7 +621,7 @@ def _best_search(work, hand, table, n_table, oblig, oblig_new, vals, low_ace, no
                 # the leaf's lay-offs add at most the value of the cards left (an ace laid low
                 # less): a leaf under the best plan's points is not laid out (it would not
                 # replace it), as the bound prunes the inner nodes
-                if not (found and call_pts + rest <= best_pts):
+                if not pruned:
                     for x in range(NUM_TYPES):
                         left[x] = avail[x] + skipped[x]
                     for k in range(n_table):
@@ -644,7 +644,7 @@ def _best_search(work, hand, table, n_table, oblig, oblig_new, vals, low_ace, no
                                 out_steps[q, f] = steps[q, f]
                         for x in range(NUM_TYPES):
                             out_left[x] = left[x]
-            elif not (found and call_pts + rest <= best_pts):
+            elif not pruned:
                 start = 0 if depth == 0 else fr_start[depth - 1] + fr_n[depth - 1]
                 fr_n[depth] = node_templates(c, avail, skipped, tb, start, vals, low_ace)
                 fr_c[depth] = c

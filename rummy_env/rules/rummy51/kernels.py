@@ -1087,25 +1087,37 @@ def write_obs(rec, cfg, p, out):
     p_n = cfg[C_P]
     d_n = cfg[C_D]
     o = cfg[C_OBS:]
+    # the pieces as views and their offsets as locals: the loops then neither reload an
+    # offset after each store (``out`` might alias ``cfg`` for all the compiler knows) nor
+    # wrap an index that might be negative (about half the time of this hook)
+    hand = rec.hands[p]
+    h_out = out[o[0] : o[0] + 53]
     for c in range(53):
-        out[o[0] + c] = rec.hands[p, c] / 2.0
+        h_out[c] = hand[c] / 2.0
+    seq = out[o[1] :]
+    counts = out[o[2] : o[2] + 53]
     n = rec.pile_n
     for k in range(n):
         c = rec.pile[n - 1 - k]
-        out[o[1] + k] = (c + 1) / 53.0
-        out[o[2] + c] += 0.5
+        seq[k] = (c + 1) / 53.0
+        counts[c] += 0.5
+    o3 = o[3]
     for i in range(1, p_n):
         q = (p + i) % p_n
+        known = rec.known[q]
+        k_out = out[o3 + (i - 1) * 53 : o3 + i * 53]
         for c in range(53):
-            out[o[3] + (i - 1) * 53 + c] = rec.known[q, c] / 2.0
+            k_out[c] = known[c] / 2.0
     write_table_obs(rec, p, p_n, out, o[4], o[5], o[6], o[7], o[8])
+    o9, o11, o12, o13, o14 = o[9], o[11], o[12], o[13], o[14]
+    elim = cfg[C_ELIM]
     for i in range(p_n):
         q = (p + i) % p_n
-        out[o[9] + i] = hand_total(rec, q) / 13.0
-        out[o[11] + i] = rec.opened[q]
-        out[o[12] + i] = rec.penalties[q] / cfg[C_ELIM]
-        out[o[13] + i] = rec.out[q]
-        out[o[14] + i] = 1.0 if rec.dealer == q else 0.0
+        out[o9 + i] = hand_total(rec, q) / 13.0
+        out[o11 + i] = rec.opened[q]
+        out[o12 + i] = rec.penalties[q] / elim
+        out[o13 + i] = rec.out[q]
+        out[o14 + i] = 1.0 if rec.dealer == q else 0.0
     out[o[10]] = (d_n - rec.deck_pos) / d_n
     out[o[15] + rec.phase] = 1.0
     if rec.cur == p:
