@@ -14,6 +14,7 @@ disjoint meld templates (``_reach``). The table code (slots, lay-offs, jokers) i
 from __future__ import annotations
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from rummy_env.core import batch
 from rummy_env.core import rng as _rng
@@ -30,7 +31,7 @@ from rummy_env.core.jmelds import (
     feasible_templates,
     hand_masks,
     pos_card,
-    template_needs,
+    template_jokers,
     template_size,
     template_uses,
 )
@@ -171,11 +172,12 @@ def make_work():
     rs = np.empty(13, np.int64)
     sp = np.empty(4, np.int64)
     known_save = np.empty(53, np.int8)
-    levels = np.zeros((DEPTH, 16), np.int64)
+    levels = np.zeros((DEPTH, 17), np.int64)
     keys = np.empty((DEPTH, NUM_TEMPLATES), np.int64)
     mask_t = np.empty(NUM_TEMPLATES, np.int64)  # the play mask's candidate melds
     mask_j = np.empty(NUM_TEMPLATES, np.int64)
-    return cand_t, cand_j, kept, rs, sp, known_save, levels, keys, mask_t, mask_j
+    bkeys = np.empty(NUM_TEMPLATES, np.int64)  # a level's branches' naturals (dominance)
+    return cand_t, cand_j, kept, rs, sp, known_save, levels, keys, mask_t, mask_j, bkeys
 
 
 @kernel(inline="always")
@@ -249,6 +251,8 @@ _NEED, _MUST, _OWED, _ROOM, _SWAP, _PIV, _NF, _K, _AT, _AJ, _ANAT, _SKIP, _TAKEN
 # after a search that succeeds: the moves of its levels (``_AT``'s, -1 after the last) and,
 # in row 0, whether its last position ends the turn without the retrieval swap
 _PATH, _PLAIN = 14, 15
+# the level's branches: candidates ``ws[7][d, :_NB]`` (indices into its templates)
+_NB = 16
 
 
 @kernel(inline="always")
@@ -263,46 +267,64 @@ def _undo_level(h, kept, lv, d):
     lv[d, _AT] = -1
 
 
+NAT_POINTS = np.array([11 if c % 13 == 0 else min(c % 13 + 1, 10) for c in range(52)], np.int64)
+"""``card_penalty`` of each natural (the search's bound reads it per set bit)."""
+
+
 @kernel(inline="always")
-def _template_naturals(h, t, kinds, ta, tb, tc) -> int:
-    """Bitmask (by card id) of the naturals template ``t`` takes from hand ``h``."""
-    nat = 0
+def _group_cards(r, suits) -> int:
+    """Bitmask (by card id) of rank ``r``'s naturals in the suits of bitmask ``suits``."""
+    return ((suits & 1) | (suits >> 1 & 1) << 13 | (suits >> 2 & 1) << 26
+            | (suits >> 3 & 1) << 39) << r  # fmt: skip
+
+
+@kernel(inline="always")
+def _run_cards(s, positions) -> int:
+    """Bitmask (by card id) of suit ``s``'s naturals at the run ``positions`` (bits 0..13; the
+    ace is 0 and 13).
+    """
+    return ((positions & 0x1FFF) | (positions >> 13)) << (13 * s)
+
+
+@kernel(inline="always")
+def _template_naturals(t, j, sp, kinds, ta, tb, twin) -> int:
+    """Bitmask (by card id) of the naturals template ``t`` (``j`` jokers) takes from the hand
+    whose run positions by suit are ``sp`` (``hand_masks``): a group's suits, a run's
+    positions the hand holds (all of them without jokers).
+    """
     if kinds[t] == 1:
-        for s in range(4):
-            if tb[t] >> s & 1:
-                nat |= 1 << (s * 13 + ta[t])
-    else:
-        s = ta[t]
-        for pos in range(tb[t], tc[t] + 1):
-            c = pos_card(s, pos)
-            if h[c] > 0:
-                nat |= 1 << c
-    return nat
+        return _group_cards(ta[t], tb[t])
+    w = twin[t]
+    return _run_cards(ta[t], w if j == 0 else sp[ta[t]] & w)
 
 
 @kernel(inline="always")
-def _natural_points(h, mask) -> int:
-    """Points of the hand's naturals in ``mask`` (every copy held; an ace at its best, 11)."""
+def _mask_points(h, mask, copies) -> int:
+    """Points of the naturals in ``mask``: every copy the hand ``h`` holds, or one each
+    (``copies`` False); a pass over the set bits only.
+    """
     v = 0
-    for c in range(52):
-        if mask >> c & 1:
-            v += h[c] * (11 if c % 13 == 0 else card_penalty(c))
+    while mask != 0:
+        c = trailing_zeros(mask)
+        v += NAT_POINTS[c] * h[c] if copies else NAT_POINTS[c]
+        mask &= mask - 1
     return v
 
 
 @kernel(inline="always")
-def _points_bound(h, ct, cj, nf) -> int:
+def _points_bound(h, ct, cj, nf, sp) -> int:
     """An upper bound on the points of any set of disjoint melds from ``h`` (the templates
-    ``ct[:nf]`` with jokers ``cj[:nf]``): the naturals that fit a meld without jokers, plus,
+    ``ct[:nf]`` with jokers ``cj[:nf]``; ``sp``: the hand's run positions by suit,
+    ``hand_masks``): the naturals that fit a meld without jokers (every copy held), plus,
     since at most one meld per joker uses jokers, the ``jokers`` best values of other naturals
-    a joker meld takes, plus 11 a joker.
+    a joker meld takes (one copy each: no run holds a card twice), plus 11 a joker.
     """
-    kinds, ta, tb, tc = TPL_KIND, TPL_A, TPL_B, TPL_C
+    kinds, ta, tb, twin = TPL_KIND, TPL_A, TPL_B, TPL_WIN
     free = 0
     for k in range(nf):
         if cj[k] == 0:
-            free |= _template_naturals(h, ct[k], kinds, ta, tb, tc)
-    bound = _natural_points(h, free)
+            free |= _template_naturals(ct[k], 0, sp, kinds, ta, tb, twin)
+    bound = _mask_points(h, free, True)
     jk = h[JOKER]
     if jk == 0:
         return bound
@@ -310,20 +332,8 @@ def _points_bound(h, ct, cj, nf) -> int:
     for k in range(nf):
         if cj[k] == 0:
             continue
-        # one copy of each natural the meld takes that no joker-free meld does (read from
-        # its own cards, not a pass over the 52: no run holds a card twice)
-        v = 0
-        t = ct[k]
-        if kinds[t] == 1:
-            for s in range(4):
-                c = s * 13 + ta[t]
-                if tb[t] >> s & 1 and not free >> c & 1:
-                    v += card_penalty(c)
-        else:
-            for pos in range(tb[t], tc[t] + 1):
-                c = pos_card(ta[t], pos)
-                if h[c] > 0 and not free >> c & 1:
-                    v += card_penalty(c)
+        v = _mask_points(h, _template_naturals(ct[k], cj[k], sp, kinds, ta, tb, twin) & ~free,
+                         False)  # fmt: skip
         if v > top3:
             if v > top0:
                 top0, top1, top2, top3 = v, top0, top1, top2
@@ -345,13 +355,22 @@ def _points_bound(h, ct, cj, nf) -> int:
 
 @kernel(inline="always")
 def _enter(h, kept, lv, d, ws) -> int:
-    """Set up search level ``d``: 1 if its position already ends the turn, else 0 (and the
-    candidate templates for its pivot are listed, or the level is marked exhausted).
+    """Set up search level ``d``: 1 if its position already ends the turn, else 0 (and its
+    branches are listed, or the level is marked exhausted).
+
+    The level's templates (``ws[0][d]``, ``ws[1][d]``: those the hand can still play, each
+    with the jokers it takes now) are its parent's filtered (the hand only shrinks down the
+    search), or at the root all of them, or the play mask's candidates (``root``). Its
+    branches (``ws[7][d, :_NB]``) are the templates holding the pivot (the lowest natural
+    still undecided, or ``must``) that no other dominates: another taking the same naturals
+    and as many jokers for more points (or as many, listed first) leaves the same hand, so
+    only the better one is searched (such a template holds the pivot too).
     """
     kinds, ta, tb, tc, twin = TPL_KIND, TPL_A, TPL_B, TPL_C, TPL_WIN
     need, must, owed = lv[d, _NEED], lv[d, _MUST], lv[d, _OWED]
     lv[d, _AT] = -1
     lv[d, _NF] = 0
+    lv[d, _NB] = 0
     lv[d, _K] = 0
     lv[d, _SKIP] = 1
     if need <= 0 and must < 0:
@@ -371,67 +390,72 @@ def _enter(h, kept, lv, d, ws) -> int:
             return 0
     # the level's rows of the (DEPTH, templates) tables indexed in place: a row view costs an
     # atomic reference count up and down per search node
-    ct, cj, keys = ws[0], ws[1], ws[7]
+    ct, cj, branch, bkeys = ws[0], ws[1], ws[7], ws[10]
+    rs, sp = ws[3], ws[4]
+    hand_masks(h, rs, sp)  # (the O(1) feasibility test of each template below)
+    jokers = h[JOKER]
     if d == 0 and lv[0, _ROOT] >= 0:
-        # the play mask's candidates (``ws[8]``, ``ws[9]``) were the templates of a hand this
-        # one is part of: filtered, they are this hand's, in order (no pass over all of them)
+        # the play mask's candidates (``ws[8]``) were the templates of a hand this one is
+        # part of: filtered, they are this hand's, in order (no pass over all of them)
         mt = ws[8]
         nf = 0
         for k in range(lv[0, _ROOT]):
             t = mt[k]
-            j = template_needs(t, h, kinds, ta, tb, tc)
+            j = template_jokers(t, jokers, rs, sp, kinds, ta, tb, tc, twin)
             if j >= 0:
                 ct[0, nf] = t
                 cj[0, nf] = j
                 nf += 1
     elif d == 0:
-        rs, sp = ws[3], ws[4]
-        hand_masks(h, rs, sp)
-        nf = feasible_templates(h[JOKER], rs, sp, twin, ct[0], cj[0])
+        nf = feasible_templates(jokers, rs, sp, twin, ct[0], cj[0])
     else:
-        # the hand only shrinks down the search: filter the parent level's templates
         nf = 0
         for k in range(lv[d - 1, _NF]):
             t = ct[d - 1, k]
-            j = template_needs(t, h, kinds, ta, tb, tc)
+            j = template_jokers(t, jokers, rs, sp, kinds, ta, tb, tc, twin)
             if j >= 0:
                 ct[d, nf] = t
                 cj[d, nf] = j
                 nf += 1
-    if need > 0 and _points_bound(h, ct[d], cj[d], nf) < need:
+    if need > 0 and _points_bound(h, ct[d], cj[d], nf, sp) < need:
         return 0
-    # which naturals each candidate takes from this hand (for the dominance test in _reach)
+    # the branches: the templates holding the pivot, each with the naturals it takes (a
+    # group's rank and suits, a run's suit and positions held)
+    nb = 0
     for k in range(nf):
         t = ct[d, k]
-        if kinds[t] == 1:
-            keys[d, k] = 1 << 40 | ta[t] << 4 | tb[t]
-        else:
-            s = ta[t]
-            nat = 0
-            for pos in range(tb[t], tc[t] + 1):
-                if h[pos_card(s, pos)] > 0:
-                    nat |= 1 << pos
-            keys[d, k] = 2 << 40 | s << 16 | nat
+        if template_uses(t, cj[d, k], pivot, kinds, ta, tb, tc):
+            branch[d, nb] = k
+            if kinds[t] == 1:
+                bkeys[nb] = 1 << 40 | np.int64(ta[t]) << 4 | np.int64(tb[t])
+            else:
+                s = np.int64(ta[t])
+                bkeys[nb] = 2 << 40 | s << 16 | (sp[s] & twin[t])
+            nb += 1
+    # the dominated ones out (marked ~k first: each is tested against all the others), in order
+    tval = TPL_VAL
+    for b in range(nb):
+        k = branch[d, b]
+        v = tval[ct[d, k]]
+        for b2 in range(nb):
+            if b2 != b and bkeys[b2] == bkeys[b]:
+                k2 = branch[d, b2]
+                k2 = k2 if k2 >= 0 else ~k2
+                if cj[d, k2] == cj[d, k]:
+                    v2 = tval[ct[d, k2]]
+                    if v2 > v or (v2 == v and k2 < k):
+                        branch[d, b] = ~k
+                        break
+    n_keep = 0
+    for b in range(nb):
+        if branch[d, b] >= 0:
+            branch[d, n_keep] = branch[d, b]
+            n_keep += 1
     lv[d, _PIV] = pivot
     lv[d, _NF] = nf
+    lv[d, _NB] = n_keep
     lv[d, _SKIP] = 1 if must >= 0 else 0
     return 0
-
-
-@kernel(inline="always")
-def _dominated(ws, d, k, nf, tval) -> bool:
-    """Is candidate ``k`` of level ``d`` dominated: another candidate takes the same naturals
-    and as many jokers for more points (or as many, listed first)? Such melds leave the same
-    hand, so only the better one needs searching.
-    """
-    keys, ct, cj = ws[7], ws[0], ws[1]
-    v = tval[ct[d, k]]
-    for k2 in range(nf):
-        if k2 != k and keys[d, k2] == keys[d, k] and cj[d, k2] == cj[d, k]:
-            v2 = tval[ct[d, k2]]
-            if v2 > v or (v2 == v and k2 < k):
-                return True
-    return False
 
 
 @kernel(counted=False)
@@ -473,20 +497,14 @@ def _reach(h, kept, need, must, taken, owed, room, swap, ws, root=-1) -> bool:
                 return True
         _undo_level(h, kept, lv, d)
         pivot = lv[d, _PIV]
-        k = lv[d, _K]
-        nf = lv[d, _NF]
+        k = lv[d, _K]  # the next branch
         t = -1
         j = 0
-        while k < nf:
-            t = ws[0][d, k]
-            j = ws[1][d, k]
-            k += 1
-            if template_uses(t, j, pivot, kinds, ta, tb, tc) and not _dominated(
-                ws, d, k - 1, nf, tval
-            ):
-                break
-            t = -1
-        lv[d, _K] = k
+        if k < lv[d, _NB]:
+            b = ws[7][d, k]
+            t = ws[0][d, b]
+            j = ws[1][d, b]
+            lv[d, _K] = k + 1
         if t >= 0:
             sw = lv[d, _SWAP]
             taken = lv[d, _TAKEN]
@@ -975,7 +993,7 @@ def _play_mask(rec, cfg, p, out, ws):
             # the opening search's root bound: no new melds are worth the points still needed.
             # Past it every first meld is searched below, and one is legal exactly when the
             # opening is reachable: the search of the whole opening would be done twice
-            go = _points_bound(hand, cand_t, cand_j, nf) >= need
+            go = _points_bound(hand, cand_t, cand_j, nf, sp) >= need
         else:
             swap = cfg[C_RJ_MELD] == 0 and can_retrieve_with(rec, ts)
             go = _reach(hand, ws[2], need, ob, ts, 0, joker_room(rec), swap, ws)
