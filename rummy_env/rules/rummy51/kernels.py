@@ -13,8 +13,10 @@ disjoint meld templates (``_reach``). The table code (slots, lay-offs, jokers) i
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import trailing_zeros as _trailing_zeros
 
 from rummy_env.core import batch
 from rummy_env.core import rng as _rng
@@ -266,6 +268,10 @@ def _undo_level(h, kept, lv, d):
         kept[lv[d, _PIV]] -= 1
     lv[d, _AT] = -1
 
+
+trailing_zeros: Any = _trailing_zeros
+"""numba's intrinsic (the index of a value's lowest set bit), typed ``Any`` for mypy, which
+reads an intrinsic's typing signature as its call."""
 
 NAT_POINTS = np.array([11 if c % 13 == 0 else min(c % 13 + 1, 10) for c in range(52)], np.int64)
 """``card_penalty`` of each natural (the search's bound reads it per set bit)."""
