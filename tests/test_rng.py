@@ -6,6 +6,8 @@ numbers whichever side draws from it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -147,23 +149,39 @@ def test_seed_states_straddling_two_to_the_32() -> None:
     np.testing.assert_array_equal(rng.seed_states(seed, 6), np.array(want, np.uint64))
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    st.integers(1, 9).flatmap(
-        lambda n: st.tuples(
-            st.just(n),
-            st.integers(1, 70),
-            st.floats(0.0, 1.0),
-            st.integers(0, 2**32 - 1),
-            st.sampled_from([np.bool_, np.int8, np.uint8]),
-        )
-    )
+_MASK_CASES = st.tuples(
+    st.integers(1, 9),
+    st.integers(1, 70),
+    st.floats(0.0, 1.0),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([np.bool_, np.int8, np.uint8]),
 )
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MASK_CASES)
 def test_legal_counts_and_nth_legal_are_numpys(case) -> None:
     """Counted and picked by 8-byte words and by bytes at the row ends (rows of any width, so
     every alignment of a row against the words): the same as numpy's count and nonzero.
     """
+    _check_counts_and_nth(*case)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    _MASK_CASES.map(lambda c: (c[0], c[1], c[2] ** 3, c[3], c[4])),
+    st.integers(0, 4200),
+)
+def test_legal_counts_and_nth_legal_are_numpys_on_wide_rows(case, extra) -> None:
+    """Rows as wide as the joker games' (1,766 and 3,188 actions) and wider, mostly zero:
+    the count's chunks of 255 words (2,040 bytes) and the pick's blocks of 8 words, at every
+    alignment.
+    """
     n, a_n, p, seed, dtype = case
+    _check_counts_and_nth(n, a_n + extra, p, seed, dtype)
+
+
+def _check_counts_and_nth(n: int, a_n: int, p: float, seed: int, dtype: Any) -> None:
     g = np.random.default_rng(seed)
     mask = g.random((n, a_n)) < p
     mask[np.arange(n), g.integers(0, a_n, n)] = True  # every row has a legal action

@@ -186,11 +186,23 @@ def _word_bounds(lo, hi):
     return head, max(head, hi // 8 * 8)
 
 
+_LANES16 = np.uint64(0x00FF00FF00FF00FF)
+_ONES16 = np.uint64(0x0001000100010001)
+_S8 = np.uint64(8)
+_S48 = np.uint64(48)
+_CHUNK = 255
+"""Words :func:`_legal_counts` adds before folding the sum: each byte lane adds at most 1 a
+word, so it stays below 256."""
+_BLOCK = 8
+"""Words :func:`_nth_legal` skips at a time (a byte lane of their sum is at most 8)."""
+
+
 @kernel
 def _legal_counts(flat, words, n, a_n, out):
-    # row i is the bytes flat[i * a_n:(i + 1) * a_n]; a whole word is summed by a multiply
-    # (every byte 0 or 1, so the top byte of w * 0x0101...01 is their sum). (No helper taking
-    # the arrays: each call would count their references up and down.)
+    # row i is the bytes flat[i * a_n:(i + 1) * a_n]; the whole words between are added as
+    # they are (a loop the compiler vectorises), in chunks of _CHUNK words whose sum's eight
+    # byte lanes are then folded into one count. (No helper taking the arrays: each call
+    # would count their references up and down.)
     for i in range(n):
         lo = i * a_n
         hi = lo + a_n
@@ -198,8 +210,16 @@ def _legal_counts(flat, words, n, a_n, out):
         c = 0
         for b in range(lo, head):
             c += flat[b]
-        for w in range(head // 8, tail // 8):
-            c += (words[w] * _ONES) >> _S56
+        w = head // 8
+        w_end = tail // 8
+        while w < w_end:
+            stop = min(w_end, w + _CHUNK)
+            acc = np.uint64(0)
+            for x in range(w, stop):
+                acc += words[x]
+            acc = (acc & _LANES16) + ((acc >> _S8) & _LANES16)  # four 16-bit lanes
+            c += np.int64((acc * _ONES16) >> _S48)
+            w = stop
         for b in range(tail, hi):
             c += flat[b]
         out[i] = c
@@ -207,8 +227,8 @@ def _legal_counts(flat, words, n, a_n, out):
 
 @kernel
 def _nth_legal(flat, words, n, a_n, k, out):
-    # byte by byte, but from the first word boundary on, whole words while the k-th legal
-    # action lies further
+    # the bytes before the first word boundary one by one, then whole blocks of _BLOCK words
+    # and whole words while the k-th legal action lies further, then bytes again
     for i in range(n):
         lo = i * a_n
         hi = lo + a_n
@@ -216,16 +236,34 @@ def _nth_legal(flat, words, n, a_n, k, out):
         r = k[i]
         out[i] = -1
         b = lo
-        while True:
-            if b == head:
-                while b < tail:
-                    c = np.int64((words[b // 8] * _ONES) >> _S56)
-                    if r < c:
-                        break
-                    r -= c
-                    b += 8
-            if b >= hi:
+        while b < head:
+            if flat[b] != 0:
+                if r == 0:
+                    break
+                r -= 1
+            b += 1
+        if b < head:
+            out[i] = b - lo
+            continue
+        w = head // 8
+        w_end = tail // 8
+        while w + _BLOCK <= w_end:
+            s = words[w]
+            for x in range(w + 1, w + _BLOCK):
+                s += words[x]
+            c = np.int64((s * _ONES) >> _S56)
+            if r < c:
                 break
+            r -= c
+            w += _BLOCK
+        while w < w_end:
+            c = np.int64((words[w] * _ONES) >> _S56)
+            if r < c:
+                break
+            r -= c
+            w += 1
+        b = max(head, w * 8)  # (no whole word: head, the row's end)
+        while b < hi:
             if flat[b] != 0:
                 if r == 0:
                     out[i] = b - lo
@@ -236,8 +274,8 @@ def _nth_legal(flat, words, n, a_n, k, out):
 
 def legal_counts(masks: np.ndarray) -> np.ndarray:
     """How many legal actions each row of (N, A) 0/1 ``masks`` (bool or one-byte ints) has
-    (int64; ``np.count_nonzero(masks, axis=1)``, compiled: 31 us against numpy's 161 us at
-    256 x 1,766).
+    (int64; ``np.count_nonzero(masks, axis=1)``, compiled: 31 us against numpy's 160-240 us
+    at 256 x 1,766).
     """
     flat, words = _flat_bytes(masks)
     out = np.empty(masks.shape[0], np.int64)
@@ -248,7 +286,8 @@ def legal_counts(masks: np.ndarray) -> np.ndarray:
 def nth_legal(masks: np.ndarray, k: np.ndarray) -> np.ndarray:
     """The ``k[i]``-th legal action (from 0, in id order) of each row of (N, A) 0/1
     ``masks`` (bool or one-byte ints), ``k[i]`` below the row's count (else -1): with ``k``
-    uniform, a uniform legal action per row from one random number each.
+    uniform, a uniform legal action per row from one random number each (it skips 64 bytes
+    at a time: 22 us against 50 us word by word on 256 recorded Rummy 51 masks of 3,188).
     """
     flat, words = _flat_bytes(masks)
     out = np.empty(masks.shape[0], np.int64)
