@@ -41,19 +41,19 @@ HANDS = st.fixed_dictionaries(
 )
 
 
+def _summaries(hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The hand's suits held by rank and run positions held by suit (``hand_masks``), as
+    the search reads them.
+    """
+    rs = np.zeros(13, np.int64)
+    sp = np.zeros(4, np.int64)
+    hand_masks(hand, rs, sp)
+    return rs, sp
+
+
 def _templates(hand: np.ndarray, out_t: np.ndarray, out_j: np.ndarray) -> int:
-    rs = np.zeros(13, np.int64)
-    sp = np.zeros(4, np.int64)
-    hand_masks(hand, rs, sp)
+    rs, sp = _summaries(hand)
     return feasible_templates(int(hand[JOKER]), rs, sp, TPL_WIN, out_t, out_j)
-
-
-def _suit_positions(hand: np.ndarray) -> np.ndarray:
-    """The hand's run positions by suit (``hand_masks``), as the bound reads them."""
-    rs = np.zeros(13, np.int64)
-    sp = np.zeros(4, np.int64)
-    hand_masks(hand, rs, sp)
-    return sp
 
 
 def _naturals(hand: np.ndarray, t: int) -> set[int]:
@@ -92,7 +92,7 @@ def test_points_bound_is_its_definition(hand, drop):
     # any sublist of the templates (the search's levels bound what is left of theirs)
     keep = [k for k in range(nf) if k not in set(drop)]
     ts, js = ct[keep].copy(), cj[keep].copy()
-    got = K._points_bound(h, ts, js, len(keep), _suit_positions(h))
+    got = K._points_bound(h, ts, js, len(keep), _summaries(h)[1])
     assert got == _bound_by_definition(h, ts.tolist(), js.tolist())
 
 

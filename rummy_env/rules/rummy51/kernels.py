@@ -273,8 +273,11 @@ trailing_zeros: Any = _trailing_zeros
 """numba's intrinsic (the index of a value's lowest set bit), typed ``Any`` for mypy, which
 reads an intrinsic's typing signature as its call."""
 
-NAT_POINTS = np.array([11 if c % 13 == 0 else min(c % 13 + 1, 10) for c in range(52)], np.int64)
-"""``card_penalty`` of each natural (the search's bound reads it per set bit)."""
+NAT_POINTS = np.array(
+    [getattr(card_penalty, "py_func", card_penalty)(c) for c in range(52)], np.int64
+)
+"""``card_penalty`` of each natural (the search's bound reads it per set bit); read from the
+function itself (its Python body, or the function under ``NUMBA_DISABLE_JIT``)."""
 
 
 @kernel(inline="always")
