@@ -38,6 +38,8 @@ from rummy_agents.planner_kernels import (
     STEP_LAYOFF,
     STEP_MELD,
     fit_natural,
+    no_meld_holds,
+    nodes_within,
     plan51_memo,
     plan_best51_memo,
     plan_best51_pair_memo,
@@ -887,6 +889,29 @@ def _plan51_pair(obs, b, prm, opened, hand, table, taken, oblig, steps, left, pb
 
 
 @kernel(counted=False)
+def _idle51(hand2, d, table, n_table, prm, pbuf):
+    """Is the top discard ``d`` certainly not worth taking, with no plan searched? So when it
+    is a natural no meld holds with the cards of ``hand2`` (the hand with it:
+    ``no_meld_holds``), no table meld is of its rank (a group) or suit (a run), and the search
+    of ``hand2`` stays within the node limit (``nodes_within``). Then ``d`` is in no meld,
+    lay-off or template on any path, so the search of ``hand2`` is the hand's own with ``d``
+    left over at one more node per path (leaving it does not bar a run: none spans its
+    position), every leaf removes what the hand's removes and keeps a card to discard when
+    the hand's does (``d``, taken, only with a copy of its own), and neither search is cut
+    short (the hand's tree is smaller). The two plans and the two free arrangements are the
+    same, so ``_wants`` answers no (a gain of 0 is short of ``need`` >= 1).
+    """
+    if d >= JOKER or not no_meld_holds(d, hand2):
+        return False
+    r = d % 13
+    s = d // 13
+    for k in range(n_table):
+        if table[k, 1] == (r if table[k, 0] == 1 else s):
+            return False
+    return nodes_within(hand2, prm[R_NODES], pbuf[1])
+
+
+@kernel(counted=False)
 def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, left, pbuf):
     """Is the top discard ``d`` worth taking (``_wants``)?"""
     for x in range(NUM_TYPES):
@@ -894,6 +919,8 @@ def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, 
     hand2[d] += 1
     if opened and can_retrieve(table, n_table, d):
         return True
+    if _idle51(hand2, d, table, n_table, prm, pbuf):
+        return False
     oblig = d if prm[R_DD_OPEN] != 0 and not opened else -1
     if opened:
         f0, v0, n0 = _plan51(obs, b, prm, opened, hand, table, -1, -1, steps, left, pbuf)

@@ -1018,6 +1018,40 @@ def _best51_search(work, hand, table, n_table, opened, need, must_open, oblig, t
     return found, best, best_n, f_found, f_best, f_n
 
 
+@kernel(counted=False)
+def nodes_within(hand, node_limit, work):
+    """Does the search of ``hand`` (:func:`_best51_search`, whatever the table, need, owed
+    and taken cards: its tree depends on the hand only) provably visit at most ``node_limit``
+    nodes, so that no node limit cuts it short? ``work``: search buffers (:func:`plan_work`),
+    written as scratch.
+
+    The bound: a call starting at a card counts one node, one more for each card it leaves in
+    hand by :func:`no_meld_holds`, and at the first card that may branch makes one call per
+    template holding it and one leaving it in hand, each starting at a later card (copies of
+    a card are cards of their own). At a node of card ``c`` no lower card is available, and a
+    card's templates (and whether it may branch at all) only shrink as cards leave ``avail``
+    or are left in hand, so counting them with every card from ``c`` up available, from the
+    highest card down, bounds every call. ``False`` may still be a small tree.
+    """
+    tb = work[1]
+    avail = work[5][0]
+    for x in range(JOKER):
+        avail[x] = 0
+    avail[JOKER] = hand[JOKER]
+    bound = 1  # the nodes of a call starting above every card
+    for c in range(JOKER - 1, -1, -1):
+        avail[c] = hand[c]
+        for _ in range(hand[c]):
+            if no_meld_holds(c, avail):
+                bound += 1
+            else:  # (none left in hand: NO_VALUES is zeros)
+                n = node_templates(c, avail, NO_VALUES, tb, 0, NO_VALUES, 0)
+                bound = 1 + (n + 1) * bound
+            if bound > node_limit:
+                return False
+    return True
+
+
 MEMO51 = 8
 """Plans the memo of :func:`plan51_memo` keeps (the last ones computed). An opponent's turn
 repeats a plan within a few calls (the draw's plan of hand + discard is the play's first plan,
@@ -1398,5 +1432,6 @@ __all__ = [
     "plan_turn",
     "plan_turn_in",
     "plan_work",
+    "nodes_within",
     "table_array",
 ]

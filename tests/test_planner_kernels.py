@@ -597,3 +597,120 @@ def test_rummy51_greedy_plays_the_same_with_either_planner(opts: dict) -> None:
         if n >= 200:
             break
     assert n >= 200
+
+
+# -- Rummy 51: what the greedy agent may decide without a search --------------------------------
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hand=hands(), limit=st.sampled_from([1, 5, 20, 60, 200, 3000]))
+def test_nodes_within_bounds_the_python_search(hand: list[int], limit: int) -> None:
+    """``nodes_within``: when it says a search stays within ``limit`` nodes, the Python
+    planner's whole search of that hand (no limit) visits at most ``limit``; and it says so
+    for hands without templates at every limit.
+    """
+    from rummy_agents.planner_kernels import nodes_within, plan_work
+
+    py, _ = planners51(10**9)
+    py.best(hand, [], opened=False, need=51)
+    within = nodes_within(np.array(hand, np.int64), limit, plan_work(32, 8))
+    if within:
+        assert py._nodes <= limit, (hand, limit, py._nodes)
+    a = np.array(hand, np.int64)
+    if all(a[c] == 0 or no_meld_holds(c, a) for c in range(52)):
+        assert within == (sum(hand[:52]) + 1 <= limit)  # one node per card, and the call
+
+
+def test_nodes_within_examples() -> None:
+    """Loose cards count one node each; a hand of many melds is beyond a small limit."""
+    from rummy_agents.planner_kernels import nodes_within, plan_work
+
+    work = plan_work(32, 8)
+    loose = np.array(counts("Ac 5c 9c Kc 2d 7d Qh 3s 8s"), np.int64)
+    assert nodes_within(loose, 10, work) and not nodes_within(loose, 9, work)
+    rich = np.array(counts("8c 9c Jc Qc 8d 9d Qd 7h 8h 9h Th 8s 9s JK JK"), np.int64)
+    assert not nodes_within(rich, 3000, work)
+    # from the top: Kh 9s 9h loose (1 + 3), 9d branches (1 + 2 x 4), 5c 4c loose (11),
+    # 3c branches (1 + 2 x 11): 23
+    hand = np.array(counts("3c 4c 5c 9d 9h 9s Kh"), np.int64)
+    assert nodes_within(hand, 23, work) and not nodes_within(hand, 22, work)
+
+
+@st.composite
+def draw_positions(draw: st.DrawFn) -> tuple:
+    """A draw decision: hand, top discard (a natural, often one no meld holds), table, the
+    options ``_wants`` reads."""
+    hand = draw(hands())
+    d = draw(st.integers(0, 51))
+    table = draw(st.one_of(st.just([]), tables()))
+    opts = {
+        "opened": draw(st.booleans()),
+        "dd_open": draw(st.booleans()),
+        "take_gain": draw(st.sampled_from(["penalty", "any"])),
+        "limit": draw(st.sampled_from([3000, 3000, 60, 8])),
+    }
+    return hand, d, table, opts
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pos=draw_positions())
+def test_rummy51_idle_discard_is_never_wanted(pos: tuple) -> None:
+    """The compiled agent answers some draw decisions without planning (``_idle51``); the
+    Python agent's ``_wants`` (Python planner, whole searches) then answers no too, and the
+    compiled ``_wants51`` answers as ``_wants`` on every position.
+    """
+    from rummy_agents import joker_greedy_kernels as J
+    from rummy_agents.rummy51_greedy import Rummy51GreedyAgent, Rummy51Planner
+    from rummy_env.encodings import rummy51 as E51
+
+    hand, d, table, o = pos
+    lay = E51.Layout(num_players=2)
+    prm = J.params51(lay, 51, o["dd_open"], o["limit"], o["take_gain"], False, "always",
+                     None, None)  # fmt: skip
+    scratch = J.scratch51(prm, lay.num_actions)
+    h, h2, tab, _, empty, steps, left, *_, pbuf = scratch
+    h[:] = hand
+    h2[:] = hand
+    h2[d] += 1
+    tab[:] = 0
+    tab[: len(table)] = np.array(table, np.int64).reshape(-1, 6)
+    idle = J._idle51(h2, d, tab, len(table), prm, pbuf)
+
+    agent = Rummy51GreedyAgent(take_gain=o["take_gain"], node_limit=o["limit"])
+    agent.planner = Rummy51Planner(o["limit"])
+    agent._hand, agent._table = list(hand), [list(m) for m in table]
+    agent._opened, agent._dd_open, agent._threshold = o["opened"], o["dd_open"], 51
+    agent._parts = {"opening_points": np.zeros(1, np.float32)}
+    wants = agent._wants(d)
+    if idle:
+        assert not wants, pos
+    obs = np.zeros((1, lay.obs_size), np.float32)
+    got = J._wants51(obs, 0, prm, o["opened"], h, h2, tab, len(table), d, empty, steps, left,
+                     pbuf)  # fmt: skip
+    assert got == wants, pos
+
+
+def test_rummy51_idle_discard_examples() -> None:
+    """A loose card is idle; one a meld of the table or the hand could take is not; so is a
+    loose card on a hand whose search may pass the node limit."""
+    from rummy_agents import joker_greedy_kernels as J
+    from rummy_env.encodings import rummy51 as E51
+
+    lay = E51.Layout(num_players=2)
+
+    def idle(text: str, card: str, table: list[list[int]], limit: int = 3000) -> bool:
+        prm = J.params51(lay, 51, False, limit, "penalty", False, "always", None, None)
+        *_, pbuf = J.scratch51(prm, lay.num_actions)
+        h2 = np.array(counts(f"{text} {card}"), np.int64)
+        tab = np.zeros((prm[J.R_M], 6), np.int64)
+        tab[: len(table)] = np.array(table, np.int64).reshape(-1, 6)
+        return bool(J._idle51(h2, parse_cards(card)[0], tab, len(table), prm, pbuf))
+
+    hand = "3c 4c 5c 9d 9h 9s Kh"
+    assert idle(hand, "7d", [])
+    assert not idle(hand, "6c", [])  # 4-5-6 of clubs
+    assert not idle(hand, "9c", [])  # a fourth 9
+    assert not idle(hand, "7d", [[2, 1, 1, 3, 0b1110, 0]])  # a diamond run on the table
+    assert not idle(hand, "7d", [[1, 6, 0, 0, 0b1101, 0]])  # a group of sevens
+    assert idle(hand, "7d", [[1, 4, 0, 0, 0b1101, 0]])  # fives: no matter
+    assert not idle(hand, "7d", [], limit=5)  # the search may be cut short
