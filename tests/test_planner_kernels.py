@@ -603,14 +603,19 @@ def test_rummy51_greedy_plays_the_same_with_either_planner(opts: dict) -> None:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(hand=hands(), limit=st.sampled_from([1, 5, 20, 60, 200, 3000]))
-def test_nodes_within_bounds_the_python_search(hand: list[int], limit: int) -> None:
+@given(
+    hand=hands(),
+    extra=st.integers(0, 2),
+    limit=st.sampled_from([1, 5, 20, 60, 200, 3000]),
+)
+def test_nodes_within_bounds_the_python_search(hand: list[int], extra: int, limit: int) -> None:
     """``nodes_within``: when it says a search stays within ``limit`` nodes, the Python
-    planner's whole search of that hand (no limit) visits at most ``limit``; and it says so
-    for hands without templates at every limit.
+    planner's whole search of that hand (no limit; up to 4 jokers) visits at most ``limit``;
+    and it says so for hands without templates at every limit.
     """
     from rummy_agents.planner_kernels import nodes_within, plan_work
 
+    hand = [*hand[:52], hand[52] + extra]
     py, _ = planners51(10**9)
     py.best(hand, [], opened=False, need=51)
     within = nodes_within(np.array(hand, np.int64), limit, plan_work(32, 8))
@@ -648,6 +653,7 @@ def draw_positions(draw: st.DrawFn) -> tuple:
         "dd_open": draw(st.booleans()),
         "take_gain": draw(st.sampled_from(["penalty", "any"])),
         "limit": draw(st.sampled_from([3000, 3000, 60, 8])),
+        "laid": draw(st.sampled_from([0, 0, 10, 30])),  # opening points laid this turn
     }
     return hand, d, table, opts
 
@@ -680,11 +686,13 @@ def test_rummy51_idle_discard_is_never_wanted(pos: tuple) -> None:
     agent.planner = Rummy51Planner(o["limit"])
     agent._hand, agent._table = list(hand), [list(m) for m in table]
     agent._opened, agent._dd_open, agent._threshold = o["opened"], o["dd_open"], 51
-    agent._parts = {"opening_points": np.zeros(1, np.float32)}
+    laid = np.float32(o["laid"] / 51)
+    agent._parts = {"opening_points": np.array([laid], np.float32)}
     wants = agent._wants(d)
     if idle:
         assert not wants, pos
     obs = np.zeros((1, lay.obs_size), np.float32)
+    obs[0, prm[J.R_OPTS]] = laid
     got = J._wants51(obs, 0, prm, o["opened"], h, h2, tab, len(table), d, empty, steps, left,
                      pbuf)  # fmt: skip
     assert got == wants, pos
