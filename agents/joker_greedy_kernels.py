@@ -37,6 +37,7 @@ from rummy_agents.planner_kernels import (
     STEP_JOKER,
     STEP_LAYOFF,
     STEP_MELD,
+    discardable,
     fit_natural,
     no_meld_holds,
     nodes_within,
@@ -1020,29 +1021,17 @@ def _tier51(c, hand, prot, nxt, table, n_table):
 
 
 @kernel(counted=False)
-def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps, left,
-               prot, nxt, cands, keys, pbuf):  # fmt: skip
-    """``_discard``: the lowest (tier, links, -penalty), ties drawn from ``rng``."""
-    base = prm[R_DISCARD]
-    n = legal_offsets(masks, b, base, masks.shape[1], cands)
-    if n == 0:
-        return first_legal(masks, b)
-    found, _, _ = _free51(hand, taken, empty, prm, steps, left, pbuf)
-    for x in range(NUM_TYPES):
-        prot[x] = hand[x] - left[x] if found else hand[x]
-        nxt[x] = 0
-    for i in range(1, prm[R_P]):
-        if _others51(obs, b, prm, i):
-            off = prm[R_KNOWN] + (i - 1) * NUM_TYPES
-            for x in range(NUM_TYPES):
-                nxt[x] = _count(obs[b, off + x])
-            break
+def _discard_keys51(obs, b, prm, hand, table, n_table, prot, nxt, cands, keys, n):
+    """The keys (tier, links, -penalty) of the discard candidates ``cands[:n]`` into ``keys``
+    (``prot``: the cards the free arrangement melds); returns the row of the lowest (the first
+    such), or -1 for a candidate that is not a card (the reference fails reading it).
+    """
     near_order = prm[R_NEAR_ORDER] != 0
     best = 0
     for i in range(n):
         c = cands[i]
-        if c >= NUM_TYPES:  # not a card: the reference decides (it fails reading it)
-            return SKIP
+        if c >= NUM_TYPES:
+            return -1
         tier = _tier51(c, hand, prot, nxt, table, n_table)
         tie = 0
         if near_order and tier == 1:  # links(hand, c)
@@ -1065,6 +1054,51 @@ def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, step
             )
             if better:
                 best = i
+    return best
+
+
+@kernel(counted=False)
+def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps, left,
+               prot, nxt, cands, keys, pbuf):  # fmt: skip
+    """``_discard``: the lowest (tier, links, -penalty), ties drawn from ``rng``.
+
+    The free arrangement (a plan search) only decides which cards are tier 3 (melded by it),
+    and a card's key with it is never below its key without it. So the keys are first taken
+    with no card melded: where every candidate with the lowest of them is a joker (tier 4
+    either way) or a card no meld of the hand holds (``no_meld_holds``: no arrangement melds
+    it), and the hand keeps a card to discard (the search's leaf that lays nothing then counts,
+    so an arrangement is found and not every card is melded), the lowest keys and the cards
+    that have them are the reference's, without the search.
+    """
+    base = prm[R_DISCARD]
+    n = legal_offsets(masks, b, base, masks.shape[1], cands)
+    if n == 0:
+        return first_legal(masks, b)
+    for x in range(NUM_TYPES):
+        prot[x] = 0
+        nxt[x] = 0
+    for i in range(1, prm[R_P]):
+        if _others51(obs, b, prm, i):
+            off = prm[R_KNOWN] + (i - 1) * NUM_TYPES
+            for x in range(NUM_TYPES):
+                nxt[x] = _count(obs[b, off + x])
+            break
+    best = _discard_keys51(obs, b, prm, hand, table, n_table, prot, nxt, cands, keys, n)
+    if best < 0:
+        return SKIP  # (not a card: the reference decides, it fails reading it)
+    certain = discardable(hand, hand, taken)
+    for i in range(n):
+        if not certain:
+            break
+        same = keys[i, 0] == keys[best, 0] and keys[i, 1] == keys[best, 1]
+        if same and keys[i, 2] == keys[best, 2]:
+            c = cands[i]
+            certain = c == JOKER or no_meld_holds(c, hand)
+    if not certain:
+        found, _, _ = _free51(hand, taken, empty, prm, steps, left, pbuf)
+        for x in range(NUM_TYPES):
+            prot[x] = hand[x] - left[x] if found else hand[x]
+        best = _discard_keys51(obs, b, prm, hand, table, n_table, prot, nxt, cands, keys, n)
     ties = 0
     k0 = keys[best, 0]
     k1 = keys[best, 1]

@@ -11,7 +11,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from joker_helpers import melds
 
@@ -722,3 +722,99 @@ def test_rummy51_idle_discard_examples() -> None:
     assert not idle(hand, "7d", [[1, 6, 0, 0, 0b1101, 0]])  # a group of sevens
     assert idle(hand, "7d", [[1, 4, 0, 0, 0b1101, 0]])  # fives: no matter
     assert not idle(hand, "7d", [], limit=5)  # the search may be cut short
+
+
+@st.composite
+def discard_positions(draw: st.DrawFn) -> tuple:
+    """A discard decision: hand, table, the card taken this turn, the next player's known
+    cards, the legal discards (some left out), the options ``_discard`` reads, a seed."""
+    hand = draw(hands())
+    table = draw(st.one_of(st.just([]), tables()))
+    held = [c for c in range(52) if hand[c] > 0]
+    taken = draw(st.sampled_from([-1, -1, *held]))
+    nxt = [0] * 53
+    for c in draw(st.lists(st.integers(0, 52), max_size=4)):
+        nxt[c] = min(nxt[c] + 1, 2)
+    legal = [c for c in range(53) if hand[c] >= 1 and (c != taken or hand[c] >= 2)]
+    assume(legal)
+    keep = draw(st.lists(st.booleans(), min_size=len(legal), max_size=len(legal)))
+    cands = [c for c, k in zip(legal, keep, strict=True) if k] or legal[:1]
+    opts = {
+        "players": draw(st.sampled_from([2, 3])),
+        "next_out": draw(st.booleans()),  # (3 players) the next one is out of the match
+        "near_order": draw(st.booleans()),
+        "limit": draw(st.sampled_from([3000, 3000, 60, 8])),
+        "seed": draw(st.integers(0, 2**31)),
+    }
+    return hand, table, taken, nxt, cands, opts
+
+
+def _discard_both(pos: tuple) -> tuple[int, int, bool, bool]:
+    """The compiled ``_discard51`` and the Python agent's ``_discard`` (Python planner) on one
+    position: (compiled action, Python action, the generators' states equal after, whether
+    the compiled one searched a free arrangement)."""
+    from rummy_agents import joker_greedy_kernels as J
+    from rummy_agents.pcg64 import seed_state, to_generator
+    from rummy_agents.rummy51_greedy import Rummy51GreedyAgent, Rummy51Planner
+    from rummy_env.encodings import rummy51 as E51
+
+    hand, table, taken, nxt, cands, o = pos
+    lay = E51.Layout(num_players=o["players"])
+    prm = J.params51(lay, 51, False, o["limit"], "penalty", o["near_order"], "always", None,
+                     None)  # fmt: skip
+    obs = np.zeros((1, lay.obs_size), np.float32)
+    parts = lay.split(obs[0])
+    out = o["players"] > 2 and o["next_out"]
+    parts["eliminated"][1] = float(out)
+    parts["known"][1 if out else 0] = np.array(nxt, np.float32) / 2
+    if taken >= 0:
+        parts["taken_single"][taken] = 1.0
+    masks = np.zeros((1, lay.num_actions), np.int8)
+    masks[0, [lay.discard_base + c for c in cands]] = 1
+    scratch = J.scratch51(prm, lay.num_actions)
+    h, _, tab, _, empty, steps, left, prot, nx, cb, keys, pbuf = scratch
+    h[:] = hand
+    tab[:] = 0
+    tab[: len(table)] = np.array(table, np.int64).reshape(-1, 6)
+    gen = np.zeros(6, np.uint64)
+    seed_state(o["seed"], gen)
+    stores = pbuf[0][0, 2]
+    got = J._discard51(obs, 0, masks, prm, h, tab, len(table), taken, empty, gen, steps, left,
+                       prot, nx, cb, keys, pbuf)  # fmt: skip
+    searched = pbuf[0][0, 2] != stores  # (a search keeps its plan in the memo: it fits)
+
+    agent = Rummy51GreedyAgent(seed=o["seed"], node_limit=o["limit"], near_order=o["near_order"])
+    agent.planner = Rummy51Planner(o["limit"])
+    agent._lay, agent._parts = lay, parts
+    agent._legal = np.flatnonzero(masks[0])
+    agent._hand, agent._table = list(hand), [list(m) for m in table]
+    want = agent._discard()
+    same_rng = to_generator(gen).bit_generator.state == agent.rng.bit_generator.state
+    return int(got), want, same_rng, bool(searched)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pos=discard_positions())
+def test_rummy51_discard_without_search_is_exact(pos: tuple) -> None:
+    """The compiled discard skips the free arrangement's search when every candidate with the
+    lowest key unmelded is a joker or a card no meld of the hand holds; on every position it
+    picks the Python agent's discard (Python planner, whole searches), drawing its ties alike.
+    """
+    got, want, same_rng, searched = _discard_both(pos)
+    event("searched" if searched else "no search")
+    assert got == want, pos
+    assert same_rng, pos
+
+
+def test_rummy51_discard_without_search_examples() -> None:
+    """A loose card is thrown without a search, the other cards melded or not; a hand whose
+    lowest cards may be melded (two of a rank and a joker) is searched."""
+    o = {"players": 2, "next_out": False, "near_order": False, "limit": 3000, "seed": 3}
+    hand = counts("3c 4c 5c 9d 9h 9s Kh")
+    cands = [c for c in range(53) if hand[c]]
+    got, want, _, searched = _discard_both((hand, [], -1, [0] * 53, cands, o))
+    assert got == want and not searched  # Kh: loose, the highest penalty of tier 0
+    hand = counts("7c 7d JK 9h Th Jh")
+    cands = [c for c in range(53) if hand[c]]
+    got, want, _, searched = _discard_both((hand, [], -1, [0] * 53, cands, o))
+    assert got == want and searched
