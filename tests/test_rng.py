@@ -193,6 +193,13 @@ def _check_counts_and_nth(n: int, a_n: int, p: float, seed: int, dtype: Any) -> 
         np.testing.assert_array_equal(rng.nth_legal(mask.astype(dtype), k), want)
     # k past the row's count: -1
     np.testing.assert_array_equal(rng.nth_legal(mask, counts), np.full(n, -1))
+    # pick_legal: the pick of (u * count) in one pass, u at the ends of [0, 1) too
+    u = g.random(n)
+    u[: n // 3] = 0.0
+    u[n // 3 : n // 2] = np.nextafter(1.0, 0.0)
+    k = (u * counts).astype(np.int64)
+    want = [np.flatnonzero(mask[i])[k[i]] for i in range(n)]
+    np.testing.assert_array_equal(rng.pick_legal(mask.astype(dtype), u), want)
 
 
 def test_legal_counts_rejects_masks_that_are_not_2d_bytes() -> None:
@@ -202,6 +209,18 @@ def test_legal_counts_rejects_masks_that_are_not_2d_bytes() -> None:
         rng.legal_counts(np.ones((2, 3), np.int64))
     with pytest.raises(ValueError, match="masks must be a 2-D bool array"):
         rng.nth_legal(np.ones(3, np.bool_), np.zeros(1, np.int64))
+
+
+def test_pick_legal_without_a_legal_action_and_bad_u() -> None:
+    import pytest
+
+    mask = np.zeros((3, 20), np.bool_)
+    mask[1, [3, 17]] = True
+    np.testing.assert_array_equal(rng.pick_legal(mask, [0.5, 0.5, 0.9]), [-1, 17, -1])
+    with pytest.raises(ValueError, match=r"u must have shape \(3,\), got \(2,\)"):
+        rng.pick_legal(mask, [0.5, 0.5])
+    with pytest.raises(ValueError, match="masks must be a 2-D bool array"):
+        rng.pick_legal(np.ones((2, 3), np.int64), [0.1, 0.2])
 
 
 def test_nth_legal_takes_a_mask_that_is_not_contiguous() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numba import prange
 
 from rummy_env.core.jit import kernel
 from rummy_env.core.validate import check_seed
@@ -197,79 +198,94 @@ _BLOCK = 8
 """Words :func:`_nth_legal` skips at a time (a byte lane of their sum is at most 8)."""
 
 
+@kernel(inline="always")
+def _row_count(flat, words, lo, hi):
+    """Nonzero bytes of ``flat[lo:hi]``: the whole words between added as they are (a loop the
+    compiler vectorises), in chunks of ``_CHUNK`` words whose sum's eight byte lanes are then
+    folded into one count. Inlined: a call taking the arrays would count their references up
+    and down.
+    """
+    head, tail = _word_bounds(lo, hi)
+    c = 0
+    for b in range(lo, head):
+        c += flat[b]
+    w = head // 8
+    w_end = tail // 8
+    while w < w_end:
+        stop = min(w_end, w + _CHUNK)
+        acc = np.uint64(0)
+        for x in range(w, stop):
+            acc += words[x]
+        acc = (acc & _LANES16) + ((acc >> _S8) & _LANES16)  # four 16-bit lanes
+        c += np.int64((acc * _ONES16) >> _S48)
+        w = stop
+    for b in range(tail, hi):
+        c += flat[b]
+    return c
+
+
+@kernel(inline="always")
+def _row_nth(flat, words, lo, hi, r):
+    """Offset from ``lo`` of the ``r``-th nonzero byte of ``flat[lo:hi]`` (-1 if none): the
+    bytes before the first word boundary one by one, then whole blocks of ``_BLOCK`` words and
+    whole words while it lies further, then bytes again.
+    """
+    head, tail = _word_bounds(lo, hi)
+    b = lo
+    while b < head:
+        if flat[b] != 0:
+            if r == 0:
+                return b - lo
+            r -= 1
+        b += 1
+    w = head // 8
+    w_end = tail // 8
+    while w + _BLOCK <= w_end:
+        s = words[w]
+        for x in range(w + 1, w + _BLOCK):
+            s += words[x]
+        c = np.int64((s * _ONES) >> _S56)
+        if r < c:
+            break
+        r -= c
+        w += _BLOCK
+    while w < w_end:
+        c = np.int64((words[w] * _ONES) >> _S56)
+        if r < c:
+            break
+        r -= c
+        w += 1
+    b = max(head, w * 8)  # (no whole word: head, the row's end)
+    while b < hi:
+        if flat[b] != 0:
+            if r == 0:
+                return b - lo
+            r -= 1
+        b += 1
+    return -1
+
+
 @kernel
 def _legal_counts(flat, words, n, a_n, out):
-    # row i is the bytes flat[i * a_n:(i + 1) * a_n]; the whole words between are added as
-    # they are (a loop the compiler vectorises), in chunks of _CHUNK words whose sum's eight
-    # byte lanes are then folded into one count. (No helper taking the arrays: each call
-    # would count their references up and down.)
+    # row i is the bytes flat[i * a_n:(i + 1) * a_n]
     for i in range(n):
-        lo = i * a_n
-        hi = lo + a_n
-        head, tail = _word_bounds(lo, hi)
-        c = 0
-        for b in range(lo, head):
-            c += flat[b]
-        w = head // 8
-        w_end = tail // 8
-        while w < w_end:
-            stop = min(w_end, w + _CHUNK)
-            acc = np.uint64(0)
-            for x in range(w, stop):
-                acc += words[x]
-            acc = (acc & _LANES16) + ((acc >> _S8) & _LANES16)  # four 16-bit lanes
-            c += np.int64((acc * _ONES16) >> _S48)
-            w = stop
-        for b in range(tail, hi):
-            c += flat[b]
-        out[i] = c
+        out[i] = _row_count(flat, words, i * a_n, (i + 1) * a_n)
 
 
 @kernel
 def _nth_legal(flat, words, n, a_n, k, out):
-    # the bytes before the first word boundary one by one, then whole blocks of _BLOCK words
-    # and whole words while the k-th legal action lies further, then bytes again
     for i in range(n):
+        out[i] = _row_nth(flat, words, i * a_n, (i + 1) * a_n, k[i])
+
+
+@kernel(parallel=True)
+def _pick_legal(flat, words, n, a_n, u, out):
+    # each row counted, then its action found while the row is still in the core's cache; the
+    # rows split between the threads
+    for i in prange(n):
         lo = i * a_n
-        hi = lo + a_n
-        head, tail = _word_bounds(lo, hi)
-        r = k[i]
-        out[i] = -1
-        b = lo
-        while b < head:
-            if flat[b] != 0:
-                if r == 0:
-                    break
-                r -= 1
-            b += 1
-        if b < head:
-            out[i] = b - lo
-            continue
-        w = head // 8
-        w_end = tail // 8
-        while w + _BLOCK <= w_end:
-            s = words[w]
-            for x in range(w + 1, w + _BLOCK):
-                s += words[x]
-            c = np.int64((s * _ONES) >> _S56)
-            if r < c:
-                break
-            r -= c
-            w += _BLOCK
-        while w < w_end:
-            c = np.int64((words[w] * _ONES) >> _S56)
-            if r < c:
-                break
-            r -= c
-            w += 1
-        b = max(head, w * 8)  # (no whole word: head, the row's end)
-        while b < hi:
-            if flat[b] != 0:
-                if r == 0:
-                    out[i] = b - lo
-                    break
-                r -= 1
-            b += 1
+        c = _row_count(flat, words, lo, lo + a_n)
+        out[i] = _row_nth(flat, words, lo, lo + a_n, np.int64(u[i] * np.float64(c)))
 
 
 def legal_counts(masks: np.ndarray) -> np.ndarray:
@@ -292,6 +308,22 @@ def nth_legal(masks: np.ndarray, k: np.ndarray) -> np.ndarray:
     flat, words = _flat_bytes(masks)
     out = np.empty(masks.shape[0], np.int64)
     _nth_legal(flat, words, masks.shape[0], masks.shape[1], np.asarray(k, np.int64), out)
+    return out
+
+
+def pick_legal(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """A legal action of each row of (N, A) 0/1 ``masks`` (bool or one-byte ints) from a
+    uniform number ``u[i]`` in [0, 1): ``nth_legal(masks, (u * legal_counts(masks)).astype(
+    np.int64))``, the same actions in one pass over the masks on the numba threads (-1 for a
+    row without a legal action). With ``u = rng.random(N)`` each row's action is uniform over
+    its legal ones.
+    """
+    flat, words = _flat_bytes(masks)
+    u = np.asarray(u, np.float64)
+    if u.shape != (masks.shape[0],):
+        raise ValueError(f"u must have shape ({masks.shape[0]},), got {u.shape}")
+    out = np.empty(masks.shape[0], np.int64)
+    _pick_legal(flat, words, masks.shape[0], masks.shape[1], u, out)
     return out
 
 
