@@ -726,12 +726,15 @@ def test_rummy51_idle_discard_examples() -> None:
 
 @st.composite
 def discard_positions(draw: st.DrawFn) -> tuple:
-    """A discard decision: hand, table, the card taken this turn, the next player's known
-    cards, the legal discards (some left out), the options ``_discard`` reads, a seed."""
+    """A discard decision: hand (up to 4 jokers), table, the card taken this turn (the joker,
+    or one no longer held), the next player's known cards, the legal discards (some left
+    out), the options ``_discard`` reads (node limits down to 1), a seed."""
     hand = draw(hands())
+    hand[52] += draw(st.integers(0, 2))  # up to 4 jokers
     table = draw(st.one_of(st.just([]), tables()))
-    held = [c for c in range(52) if hand[c] > 0]
-    taken = draw(st.sampled_from([-1, -1, *held]))
+    held = [c for c in range(53) if hand[c] > 0]
+    gone = [c for c in range(52) if hand[c] == 0][:1]  # taken, then melded or laid off
+    taken = draw(st.sampled_from([-1, -1, *held, *gone]))
     nxt = [0] * 53
     for c in draw(st.lists(st.integers(0, 52), max_size=4)):
         nxt[c] = min(nxt[c] + 1, 2)
@@ -740,10 +743,10 @@ def discard_positions(draw: st.DrawFn) -> tuple:
     keep = draw(st.lists(st.booleans(), min_size=len(legal), max_size=len(legal)))
     cands = [c for c, k in zip(legal, keep, strict=True) if k] or legal[:1]
     opts = {
-        "players": draw(st.sampled_from([2, 3])),
+        "players": draw(st.sampled_from([2, 3, 4])),
         "next_out": draw(st.booleans()),  # (3 players) the next one is out of the match
         "near_order": draw(st.booleans()),
-        "limit": draw(st.sampled_from([3000, 3000, 60, 8])),
+        "limit": draw(st.sampled_from([3000, 3000, 60, 8, 3, 2, 1])),  # (1-3: cut short)
         "seed": draw(st.integers(0, 2**31)),
     }
     return hand, table, taken, nxt, cands, opts
