@@ -744,7 +744,7 @@ def discard_positions(draw: st.DrawFn) -> tuple:
     cands = [c for c, k in zip(legal, keep, strict=True) if k] or legal[:1]
     opts = {
         "players": draw(st.sampled_from([2, 3, 4])),
-        "next_out": draw(st.booleans()),  # (3 players) the next one is out of the match
+        "next_out": draw(st.booleans()),  # (3-4 players) the next one is out of the match
         "near_order": draw(st.booleans()),
         "limit": draw(st.sampled_from([3000, 3000, 60, 8, 3, 2, 1])),  # (1-3: cut short)
         "seed": draw(st.integers(0, 2**31)),
