@@ -1057,6 +1057,12 @@ def _discard_keys51(obs, b, prm, hand, table, n_table, prot, nxt, cands, keys, n
     return best
 
 
+@kernel(inline="always")
+def _same_key51(keys, i, j):
+    """Do discard candidates ``i`` and ``j`` have the same key (``_discard_keys51``)?"""
+    return keys[i, 0] == keys[j, 0] and keys[i, 1] == keys[j, 1] and keys[i, 2] == keys[j, 2]
+
+
 @kernel(counted=False)
 def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps, left,
                prot, nxt, cands, keys, pbuf):  # fmt: skip
@@ -1090,8 +1096,7 @@ def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, step
     for i in range(n):
         if not certain:
             break
-        same = keys[i, 0] == keys[best, 0] and keys[i, 1] == keys[best, 1]
-        if same and keys[i, 2] == keys[best, 2]:
+        if _same_key51(keys, i, best):
             c = cands[i]
             certain = c == JOKER or no_meld_holds(c, hand)
     if not certain:
@@ -1100,11 +1105,8 @@ def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, step
             prot[x] = hand[x] - left[x] if found else hand[x]
         best = _discard_keys51(obs, b, prm, hand, table, n_table, prot, nxt, cands, keys, n)
     ties = 0
-    k0 = keys[best, 0]
-    k1 = keys[best, 1]
-    k2 = keys[best, 2]
     for i in range(n):
-        if keys[i, 0] == k0 and keys[i, 1] == k1 and keys[i, 2] == k2:
+        if _same_key51(keys, i, best):  # (the keys stay in their rows)
             cands[ties] = cands[i]
             ties += 1
     pick = pick_tie(cands, ties, rng)

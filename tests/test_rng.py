@@ -221,6 +221,10 @@ def test_pick_legal_without_a_legal_action_and_bad_u() -> None:
         rng.pick_legal(mask, [0.5, 0.5])
     with pytest.raises(ValueError, match="masks must be a 2-D bool array"):
         rng.pick_legal(np.ones((2, 3), np.int64), [0.1, 0.2])
+    for bad in (1.0, -0.25, np.nan, np.inf):  # outside [0, 1): refused, not a -1 action
+        with pytest.raises(ValueError, match=rf"u must hold numbers in \[0, 1\), got {bad}"):
+            rng.pick_legal(mask, [0.5, bad, 0.0])
+    assert rng.pick_legal(mask[:0], []).shape == (0,)  # no rows: nothing to check
 
 
 def test_nth_legal_takes_a_mask_that_is_not_contiguous() -> None:

@@ -772,7 +772,7 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         """
         for k, b in enumerate(self._final_pool):
             if b is buf:
-                self._final_rows[k] = (np.flatnonzero(done),)
+                self._final_rows[k] = (done.nonzero()[0],)  # (flatnonzero: 3 us more)
 
     def _observe_all(self) -> None:
         """Write every game's observation of its player to act into ``self._obs``."""
