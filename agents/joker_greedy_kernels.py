@@ -52,6 +52,7 @@ from rummy_env.core.jit import entry_point, kernel
 from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
 from rummy_env.encodings import five_hundred_rum as E5
 from rummy_env.encodings import rummy51 as E51
+from rummy_env.rules.rummy51.config import C_THRESH as R51_C_THRESH
 
 JOKER = 52
 NUM_TYPES = 53
@@ -852,22 +853,127 @@ def can_retrieve(table, n_table, c):
     return False
 
 
+I_LAID, I_OPTS, I_OWED, I_OPENED, I_DRAW, I_TOP, I_TAKEN, I_OBLIG, I_ALIVE = range(9)
+"""What a Rummy 51 decision reads of its position besides the hand, the table and the next
+player's known cards, in :func:`scratch51`'s ``inp`` (then per seat-relative player ``i``: in
+the hand at ``I_ALIVE + i``, hand size at ``I_ALIVE + players + i``): opening points laid this
+turn (``_plan``'s, 0 once opened), opening points laid > 0, jokers owed, opened, the draw
+phase, the top discard (-1: none, -2: not a card), the card taken, the card owed."""
+TOP_NONE = -1
+TOP_BAD = -2
+
+
 @kernel(counted=False)
-def _laid51(obs, b, prm, opened):
-    """Opening points laid this turn (``_plan``: 0 once opened)."""
-    if opened:
-        return 0
+def _read_obs51(obs, b, prm, hand, table, inp, nxt):
+    """Row ``b``'s position, as ``Rummy51GreedyAgent`` reads its observation: the hand, the
+    table (returns its melds, -1 where reading it fails; -2 for a negative count in the
+    hand), ``inp`` and ``nxt``.
+    """
+    if not read_hand(obs, b, prm[R_HAND], hand):
+        return -2
+    n_table = read_table(obs, b, prm[R_KIND], prm[R_CARDS], prm[R_MJOK], prm[R_ENDS], prm[R_M],
+                         table)  # fmt: skip
+    if n_table < 0:
+        return -1
+    opened = obs[b, prm[R_OPENED]] > np.float32(0.5)
+    inp[I_OPENED] = opened
     thr = max(prm[R_THRESH], 1)
-    return np.int64(np.rint(np.float64(obs[b, prm[R_OPTS]]) * np.float64(thr)))
+    inp[I_LAID] = 0 if opened else np.int64(np.rint(np.float64(obs[b, prm[R_OPTS]]) *
+                                                    np.float64(thr)))  # fmt: skip
+    inp[I_OPTS] = obs[b, prm[R_OPTS]] > 0
+    inp[I_OWED] = obs[b, prm[R_OWED]] > 0
+    inp[I_DRAW] = arg_max(obs, b, prm[R_PHASE], E51.NUM_PHASES) == E51.PH_DRAW
+    top = obs[b, prm[R_PILE]]
+    if top <= 0:
+        inp[I_TOP] = TOP_NONE
+    else:
+        d = np.int64(np.rint(np.float64(top) * 53.0)) - 1
+        inp[I_TOP] = d if 0 <= d < NUM_TYPES else TOP_BAD
+    inp[I_TAKEN] = one_hot(obs, b, prm[R_TAKEN], NUM_TYPES)
+    inp[I_OBLIG] = one_hot(obs, b, prm[R_OBLIG], NUM_TYPES)
+    p_n = prm[R_P]
+    for i in range(p_n):
+        inp[I_ALIVE + i] = obs[b, prm[R_ELIM] + i] < np.float32(0.5)
+        inp[I_ALIVE + p_n + i] = np.int64(np.rint(obs[b, prm[R_HSIZE] + i] * np.float32(13.0)))
+    for x in range(NUM_TYPES):
+        nxt[x] = 0
+    for i in range(1, p_n):
+        if inp[I_ALIVE + i]:
+            off = prm[R_KNOWN] + (i - 1) * NUM_TYPES
+            for x in range(NUM_TYPES):
+                nxt[x] = _count(obs[b, off + x])
+            break
+    return n_table
 
 
 @kernel(counted=False)
-def _plan51(obs, b, prm, opened, hand, table, taken, oblig, steps, left, pbuf):
+def _read_rec51(rec, cfg, prm, hand, table, inp, nxt):
+    """:func:`_read_obs51` of the observation ``write_obs`` would write for the player to act
+    in game record ``rec`` (rule vector ``cfg``), read from the record: the same values, the
+    same float32 roundings, with no observation written.
+    """
+    p = rec.cur
+    p_n = prm[R_P]
+    for x in range(NUM_TYPES):
+        hand[x] = rec.hands[p, x]
+    for m in range(table.shape[0]):
+        for f in range(6):
+            table[m, f] = 0
+    for m in range(rec.n_melds):
+        nat = np.int64(rec.m_nat[m])
+        if nat == 0:
+            return -1  # (read_table: a meld without a natural card)
+        if rec.m_kind[m] == 1:
+            table[m, 0] = 1
+            table[m, 1] = rec.m_key[m]
+            table[m, 4] = nat
+            table[m, 5] = rec.m_jok[m]
+        else:
+            lo = np.int64(rec.m_lo[m])
+            hi = np.int64(rec.m_hi[m])
+            jok = np.int64(rec.m_jok[m]) & ((1 << 14) - 1)
+            table[m, 0] = 2
+            table[m, 1] = rec.m_key[m]
+            table[m, 2] = lo
+            table[m, 3] = hi
+            table[m, 4] = ((1 << (hi + 1)) - (1 << lo)) & ~jok
+            table[m, 5] = jok
+    opened = rec.opened[p] != 0
+    inp[I_OPENED] = opened
+    thr = max(prm[R_THRESH], 1)
+    opts = np.float32(rec.open_pts / max(cfg[R51_C_THRESH], 1))
+    inp[I_LAID] = 0 if opened else np.int64(np.rint(np.float64(opts) * np.float64(thr)))
+    inp[I_OPTS] = rec.open_pts > 0
+    inp[I_OWED] = rec.owed > 0
+    inp[I_DRAW] = rec.phase == E51.PH_DRAW
+    inp[I_TOP] = rec.pile[rec.pile_n - 1] if rec.pile_n > 0 else TOP_NONE
+    inp[I_TAKEN] = rec.taken_single if rec.taken_single >= 0 else -1
+    inp[I_OBLIG] = rec.oblig if rec.oblig >= 0 else -1
+    for i in range(p_n):
+        q = (p + i) % p_n
+        inp[I_ALIVE + i] = rec.out[q] == 0
+        t = 0
+        for c in range(NUM_TYPES):
+            t += rec.hands[q, c]
+        inp[I_ALIVE + p_n + i] = np.int64(np.rint(np.float32(t / 13.0) * np.float32(13.0)))
+    for x in range(NUM_TYPES):
+        nxt[x] = 0
+    for i in range(1, p_n):
+        if inp[I_ALIVE + i]:
+            q = (p + i) % p_n
+            for x in range(NUM_TYPES):
+                nxt[x] = rec.known[q, x]
+            break
+    return rec.n_melds
+
+
+@kernel(counted=False)
+def _plan51(inp, prm, opened, hand, table, taken, oblig, steps, left, pbuf):
     """``Rummy51GreedyAgent._plan``: (found, penalty removed, steps); ``pbuf``: the planner's
     memo and search buffers (:func:`~rummy_agents.planner_kernels.plan51_memo`,
     :func:`~rummy_agents.planner_kernels.plan_work`).
     """
-    laid = _laid51(obs, b, prm, opened)
+    laid = inp[I_LAID]
     return plan_best51_memo(pbuf[0], hand, table, opened, prm[R_THRESH] - laid,
                             laid > 0 or oblig >= 0, oblig, taken, True, prm[R_NODES], steps,
                             left, pbuf[1])  # fmt: skip
@@ -881,9 +987,9 @@ def _free51(hand, taken, empty, prm, steps, left, pbuf):
 
 
 @kernel(counted=False)
-def _plan51_pair(obs, b, prm, opened, hand, table, taken, oblig, steps, left, pbuf, empty):
+def _plan51_pair(inp, prm, opened, hand, table, taken, oblig, steps, left, pbuf, empty):
     """:func:`_plan51` and :func:`_free51` of one hand (the same ``taken``) in one search."""
-    laid = _laid51(obs, b, prm, opened)
+    laid = inp[I_LAID]
     return plan_best51_pair_memo(pbuf[0], hand, table, opened, prm[R_THRESH] - laid,
                                  laid > 0 or oblig >= 0, oblig, taken, prm[R_NODES], steps,
                                  left, pbuf[2], pbuf[3], pbuf[1], empty)  # fmt: skip
@@ -913,7 +1019,7 @@ def _idle51(hand2, d, table, n_table, prm, pbuf):
 
 
 @kernel(counted=False)
-def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, left, pbuf):
+def _wants51(inp, prm, opened, hand, hand2, table, n_table, d, empty, steps, left, pbuf):
     """Is the top discard ``d`` worth taking (``_wants``)?"""
     for x in range(NUM_TYPES):
         hand2[x] = hand[x]
@@ -924,17 +1030,17 @@ def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, 
         return False
     oblig = d if prm[R_DD_OPEN] != 0 and not opened else -1
     if opened:
-        f0, v0, n0 = _plan51(obs, b, prm, opened, hand, table, -1, -1, steps, left, pbuf)
-        f1, v1, n1 = _plan51(obs, b, prm, opened, hand2, table, d, oblig, steps, left, pbuf)
+        f0, v0, n0 = _plan51(inp, prm, opened, hand, table, -1, -1, steps, left, pbuf)
+        f1, v1, n1 = _plan51(inp, prm, opened, hand2, table, d, oblig, steps, left, pbuf)
         g0 = g1 = False  # (asked for below if wanted)
         w0 = w1 = 0
     else:
         # an opening is seldom in reach, so the free arrangements are mostly asked for too:
         # each hand's plan and free arrangement come from one search (the same answers)
-        f0, v0, n0, g0, w0, _ = _plan51_pair(obs, b, prm, opened, hand, table, -1, -1, steps,
+        f0, v0, n0, g0, w0, _ = _plan51_pair(inp, prm, opened, hand, table, -1, -1, steps,
                                              left, pbuf, empty)  # fmt: skip
-        f1, v1, n1, g1, w1, _ = _plan51_pair(obs, b, prm, opened, hand2, table, d, oblig,
-                                             steps, left, pbuf, empty)  # fmt: skip
+        f1, v1, n1, g1, w1, _ = _plan51_pair(inp, prm, opened, hand2, table, d, oblig, steps,
+                                             left, pbuf, empty)  # fmt: skip
     ok0 = f0 and (opened or n0 > 0)
     ok1 = f1 and (opened or n1 > 0)
     need = PENALTY51[d] if prm[R_TAKE_ANY] == 0 else 1
@@ -949,23 +1055,17 @@ def _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, 
 
 
 @kernel(counted=False)
-def _others51(obs, b, prm, i):
-    """Is seat-relative player ``i`` still in the hand (not eliminated)?"""
-    return obs[b, prm[R_ELIM] + i] < np.float32(0.5)
-
-
-@kernel(counted=False)
-def _holding51(obs, b, prm, opened, oblig):
+def _holding51(inp, prm, opened, oblig):
     """``_holding``: do the options keep this turn's new melds in hand?"""
     k = prm[R_HOLD] if opened else prm[R_HOLD_OPEN]
     if k < 0:
         return False
-    if not opened and (oblig >= 0 or obs[b, prm[R_OPTS]] > 0):
+    if not opened and (oblig >= 0 or inp[I_OPTS]):
         return False
-    for i in range(1, prm[R_P]):
-        if _others51(obs, b, prm, i):
-            if not np.rint(obs[b, prm[R_HSIZE] + i] * np.float32(13.0)) > k:
-                return False
+    p_n = prm[R_P]
+    for i in range(1, p_n):
+        if inp[I_ALIVE + i] and not inp[I_ALIVE + p_n + i] > k:
+            return False
     return True
 
 
@@ -1021,7 +1121,7 @@ def _tier51(c, hand, prot, nxt, table, n_table):
 
 
 @kernel(counted=False)
-def _discard_keys51(obs, b, prm, hand, table, n_table, prot, nxt, cands, keys, n):
+def _discard_keys51(prm, hand, table, n_table, prot, nxt, cands, keys, n):
     """The keys (tier, links, -penalty) of the discard candidates ``cands[:n]`` into ``keys``
     (``prot``: the cards the free arrangement melds); returns the row of the lowest (the first
     such), or -1 for a candidate that is not a card (the reference fails reading it).
@@ -1064,8 +1164,8 @@ def _same_key51(keys, i, j):
 
 
 @kernel(counted=False)
-def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps, left,
-               prot, nxt, cands, keys, pbuf):  # fmt: skip
+def _discard51(masks, b, prm, hand, table, n_table, taken, empty, rng, steps, left, prot,
+               nxt, cands, keys, pbuf):  # fmt: skip
     """``_discard``: the lowest (tier, links, -penalty), ties drawn from ``rng``.
 
     The free arrangement (a plan search) only decides which cards are tier 3 (melded by it),
@@ -1082,14 +1182,7 @@ def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, step
         return first_legal(masks, b)
     for x in range(NUM_TYPES):
         prot[x] = 0
-        nxt[x] = 0
-    for i in range(1, prm[R_P]):
-        if _others51(obs, b, prm, i):
-            off = prm[R_KNOWN] + (i - 1) * NUM_TYPES
-            for x in range(NUM_TYPES):
-                nxt[x] = _count(obs[b, off + x])
-            break
-    best = _discard_keys51(obs, b, prm, hand, table, n_table, prot, nxt, cands, keys, n)
+    best = _discard_keys51(prm, hand, table, n_table, prot, nxt, cands, keys, n)
     if best < 0:
         return SKIP  # (not a card: the reference decides, it fails reading it)
     certain = discardable(hand, hand, taken)
@@ -1103,7 +1196,7 @@ def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, step
         found, _, _ = _free51(hand, taken, empty, prm, steps, left, pbuf)
         for x in range(NUM_TYPES):
             prot[x] = hand[x] - left[x] if found else hand[x]
-        best = _discard_keys51(obs, b, prm, hand, table, n_table, prot, nxt, cands, keys, n)
+        best = _discard_keys51(prm, hand, table, n_table, prot, nxt, cands, keys, n)
     ties = 0
     for i in range(n):
         if _same_key51(keys, i, best):  # (the keys stay in their rows)
@@ -1114,7 +1207,7 @@ def _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, step
 
 
 @kernel(counted=False)
-def _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2, n_table, taken,
+def _best_retrieval51(inp, masks, b, prm, opened, hand, hand2, table, table2, n_table, taken,
                       steps, left, pbuf):  # fmt: skip
     """``_best_retrieval``: the legal retrieval after which the plan removes the most;
     :data:`SKIP` where the hand lacks the natural (the reference's planner refuses it).
@@ -1146,7 +1239,7 @@ def _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2, n_
             table2[m, 5] -= 1
         else:
             table2[m, 5] &= ~(1 << k)
-        found, pts, _ = _plan51(obs, b, prm, opened, hand2, table2, -1 if c == taken else taken,
+        found, pts, _ = _plan51(inp, prm, opened, hand2, table2, -1 if c == taken else taken,
                                 -1, steps, left, pbuf)  # fmt: skip
         v = pts + PENALTY51[c] if found else PENALTY51[c]
         if v > best_v:
@@ -1155,68 +1248,102 @@ def _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2, n_
     return best
 
 
-@kernel(counted=False)
-def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left,
-                 prot, nxt, cands, keys, pbuf, trusted):  # fmt: skip
-    """The action of row ``b`` (``Rummy51GreedyAgent.act_reference``), :data:`SKIP` for a row
-    left to the reference, :data:`NO_LEGAL` for a mask without a legal action.
-    ``trusted``: the row was written by the engine (finite and small: :func:`row_ok` is
-    skipped).
+@kernel(inline="always")
+def _only_move(masks, b):
+    """(first nonzero entry, first legal action, answer) of row ``b``: the answer is
+    ``NO_LEGAL`` or the only legal action where that decides the row, else -3.
     """
     na = masks.shape[1]
     nz = _next_nonzero(masks, b, 0, na)  # the row's first nonzero entry: scanned once
     first = next_legal(masks, b, nz, na)
     if first == na:
-        return NO_LEGAL
+        return nz, first, NO_LEGAL
     if next_legal(masks, b, first + 1, na) == na:
-        return first  # the only legal action
+        return nz, first, first  # the only legal action
+    return nz, first, -3
+
+
+@kernel(counted=False)
+def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left,
+                 prot, nxt, cands, keys, pbuf, inp, trusted):  # fmt: skip
+    """The action of row ``b`` (``Rummy51GreedyAgent.act_reference``), :data:`SKIP` for a row
+    left to the reference, :data:`NO_LEGAL` for a mask without a legal action.
+    ``trusted``: the row was written by the engine (finite and small: :func:`row_ok` is
+    skipped).
+    """
+    nz, first, a = _only_move(masks, b)
+    if a != -3:
+        return a
     if not trusted and not row_ok(obs, b):
         return SKIP
-    if not read_hand(obs, b, prm[R_HAND], hand):
+    n_table = _read_obs51(obs, b, prm, hand, table, inp, nxt)
+    return _decide51(masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left, prot,
+                     nxt, cands, keys, pbuf, inp, n_table, nz, first)  # fmt: skip
+
+
+@kernel(counted=False)
+def greedy51_rec(rec, cfg, masks, b, prm, rng, scratch):
+    """:func:`greedy51_scratch` for the player to act in game record ``rec`` (rule vector
+    ``cfg``; its legal mask is row ``b`` of ``masks``), read from the record instead of an
+    observation: the same action and draws as from the observation ``write_obs`` writes for
+    that player (``tests/test_joker_greedy_compiled.py`` compares the two), without writing
+    it.
+    """
+    hand, hand2, table, table2, empty, steps, left, prot, nxt, cands, keys, pbuf, inp = scratch
+    nz, first, a = _only_move(masks, b)
+    if a != -3:
+        return a
+    n_table = _read_rec51(rec, cfg, prm, hand, table, inp, nxt)
+    return _decide51(masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left, prot,
+                     nxt, cands, keys, pbuf, inp, n_table, nz, first)  # fmt: skip
+
+
+@kernel(counted=False)
+def _decide51(masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left, prot, nxt,
+              cands, keys, pbuf, inp, n_table, nz, first):  # fmt: skip
+    """:func:`greedy51_row` past its mask's first look, on the position read (``n_table``:
+    what :func:`_read_obs51` returned).
+    """
+    if n_table == -2:
         return SKIP
     total = 0
     for x in range(NUM_TYPES):
         total += hand[x]
-    if total + 1 > MAX_STEPS:
+    if total + 1 > MAX_STEPS or n_table < 0:
         return SKIP
-    n_table = read_table(obs, b, prm[R_KIND], prm[R_CARDS], prm[R_MJOK], prm[R_ENDS], prm[R_M],
-                         table)  # fmt: skip
-    if n_table < 0:
-        return SKIP
-    opened = obs[b, prm[R_OPENED]] > np.float32(0.5)
-    if arg_max(obs, b, prm[R_PHASE], E51.NUM_PHASES) == E51.PH_DRAW:
-        top = obs[b, prm[R_PILE]]
-        if not truthy(masks, b, R_TAKE_DISCARD) or top <= 0:
+    opened = inp[I_OPENED] != 0
+    if inp[I_DRAW]:
+        top = inp[I_TOP]
+        if not truthy(masks, b, R_TAKE_DISCARD) or top == TOP_NONE:
             return R_DRAW_STOCK
         if not truthy(masks, b, R_DRAW_STOCK):
             return R_TAKE_DISCARD
-        d = np.int64(np.rint(np.float64(top) * 53.0)) - 1
-        if d < 0 or d >= NUM_TYPES:
+        if top == TOP_BAD:
             return SKIP
-        wants = _wants51(obs, b, prm, opened, hand, hand2, table, n_table, d, empty, steps, left,
+        wants = _wants51(inp, prm, opened, hand, hand2, table, n_table, top, empty, steps, left,
                          pbuf)  # fmt: skip
         return R_TAKE_DISCARD if wants else R_DRAW_STOCK
-    taken = one_hot(obs, b, prm[R_TAKEN], NUM_TYPES)
+    taken = inp[I_TAKEN]
     hi = min(prm[R_DISCARD], masks.shape[1])
     if next_legal(masks, b, max(prm[R_RETRIEVE], first), hi) < hi:
-        return _best_retrieval51(obs, b, masks, prm, opened, hand, hand2, table, table2,
+        return _best_retrieval51(inp, masks, b, prm, opened, hand, hand2, table, table2,
                                  n_table, taken, steps, left, pbuf)  # fmt: skip
     if all_zero(masks, b, max(prm[R_MELD], nz), hi):  # (nothing nonzero before nz)
         # no meld, lay-off or joker placement is allowed: no step of the plan could be played,
         # so the reference ends at the discard whatever the plan (skipping it saves a search)
-        return _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps,
-                          left, prot, nxt, cands, keys, pbuf)  # fmt: skip
-    oblig = one_hot(obs, b, prm[R_OBLIG], NUM_TYPES)
-    found, _, ns = _plan51(obs, b, prm, opened, hand, table, taken, oblig, steps, left, pbuf)
+        return _discard51(masks, b, prm, hand, table, n_table, taken, empty, rng, steps, left,
+                          prot, nxt, cands, keys, pbuf)  # fmt: skip
+    oblig = inp[I_OBLIG]
+    found, _, ns = _plan51(inp, prm, opened, hand, table, taken, oblig, steps, left, pbuf)
     out = False
     if found:
         n_left = 0
         for x in range(NUM_TYPES):
             n_left += left[x]
         out = n_left <= 1
-    free = out or obs[b, prm[R_OWED]] > 0
+    free = out or inp[I_OWED] != 0
     keep_joker = prm[R_JOKER_OUT] != 0 and not free
-    keep_melds = not free and _holding51(obs, b, prm, opened, oblig)
+    keep_melds = not free and _holding51(inp, prm, opened, oblig)
     meld_base = prm[R_MELD]
     layoff_base = prm[R_LAYOFF]
     joker_base = prm[R_JOKER]
@@ -1242,8 +1369,8 @@ def greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, ste
         a = next_legal(masks, b, a + 1, hi)
     if best_a >= 0:
         return best_a
-    return _discard51(obs, b, masks, prm, hand, table, n_table, taken, empty, rng, steps, left,
-                      prot, nxt, cands, keys, pbuf)  # fmt: skip
+    return _discard51(masks, b, prm, hand, table, n_table, taken, empty, rng, steps, left, prot,
+                      nxt, cands, keys, pbuf)  # fmt: skip
 
 
 @kernel
@@ -1257,6 +1384,7 @@ def scratch51(prm, na):
         np.empty(e, np.int64), np.empty(na, np.int64), np.empty((na, 3), np.int64),
         (plan51_memo(prm[R_M], MEMO51_CARDS), plan_work(WORK_CARDS, prm[R_M]),
          np.empty((MAX_STEPS, 3), np.int64), np.empty(e, np.int64)),
+        np.zeros(I_ALIVE + 2 * prm[R_P], np.int64),
     )  # fmt: skip
 
 
@@ -1265,9 +1393,9 @@ def greedy51_scratch(obs, masks, b, prm, rng, scratch, trusted=False):
     """:func:`greedy51_row` with the buffers of :func:`scratch51`; ``trusted``: rows the
     engine wrote (the opponent loop's), not checked by :func:`row_ok`.
     """
-    hand, hand2, table, table2, empty, steps, left, prot, nxt, cands, keys, pbuf = scratch
+    hand, hand2, table, table2, empty, steps, left, prot, nxt, cands, keys, pbuf, inp = scratch
     return greedy51_row(obs, masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left,
-                        prot, nxt, cands, keys, pbuf, trusted)  # fmt: skip
+                        prot, nxt, cands, keys, pbuf, inp, trusted)  # fmt: skip
 
 
 @kernel
@@ -1295,6 +1423,7 @@ __all__: list[str] = [
     "SKIP",
     "greedy500_rows",
     "greedy500_scratch",
+    "greedy51_rec",
     "greedy51_rows",
     "greedy51_scratch",
     "params500",

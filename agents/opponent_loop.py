@@ -26,7 +26,10 @@ Two loops, for the env's two ways of seating agents:
   of every episode, seeded ``default_rng(s + k)`` from the game's stream (the env's ``SEAT``
   opponents: the joker games' ``greedy``). Each such generator lives here as a state array
   (:mod:`rummy_agents.pcg64`: the same draws as numpy's), the games are independent, and each
-  is played on its own up to its learner's turn.
+  is played on its own up to its learner's turn. A policy that reads the game record
+  (:func:`policy_reads_rec`: Rummy 51's ``greedy``, ``joker_greedy_kernels.greedy51_rec``)
+  decides with no observation written for it: a game's observation row is then written for
+  its learner only (the env writes one for a move it leaves to the Python reference).
 
 An agent offers the loops through ``compiled_policy(game)``: a :class:`CompiledPolicy` (the
 loops, its decision parameters, a tuple whose layout tells the agent family, see
@@ -87,6 +90,41 @@ def policy_decide(policy, obs, masks, b, na, gen, scratch):
 def policy_scratch(policy, na):
     """Buffers :func:`policy_decide` reuses between rows."""
     raise NotImplementedError
+
+
+def policy_reads_rec(policy):
+    """Does :func:`policy_decide_rec` read the game record instead of the observation row (a
+    constant of the policy's type)?
+    """
+    raise NotImplementedError
+
+
+def policy_decide_rec(policy, rec, cfg, obs, masks, b, na, gen, scratch):
+    """:func:`policy_decide` for game record ``rec`` (rule vector ``cfg``) whose player to act
+    decides: from the record where :func:`policy_reads_rec` (then row ``b`` of ``obs`` is
+    not read, and need not be written), else from row ``b`` of ``obs``. The same action.
+    """
+    raise NotImplementedError
+
+
+@overload(policy_reads_rec, **HOOK_OPTIONS)
+def _reads_rec(policy):
+    reads = _is_51(policy)
+    return lambda policy: reads
+
+
+@overload(policy_decide_rec, **HOOK_OPTIONS)
+def _decide_rec(policy, rec, cfg, obs, masks, b, na, gen, scratch):
+    if _is_51(policy):
+
+        def impl51(policy, rec, cfg, obs, masks, b, na, gen, scratch):
+            a = J.greedy51_rec(rec, cfg, masks, b, policy[0], gen, scratch)
+            return FALLBACK if a < 0 else a
+
+        return impl51
+    return lambda policy, rec, cfg, obs, masks, b, na, gen, scratch: policy_decide(
+        policy, obs, masks, b, na, gen, scratch
+    )
 
 
 def _is_gin(policy: types.Type) -> bool:
@@ -279,7 +317,7 @@ def _shared_rounds(states, cfg, tables, masks, obs, na, seat, acted, streams, fi
         for i in range(n):
             advance_game(states, i, actions[i], cfg, tables, masks, obs, work, seat, acted,
                          streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
-                         final_seat, started)  # fmt: skip
+                         final_seat, started, True)  # fmt: skip
     for _ in range(1_000_000):
         k = waiting_rows(states, seat, rows)
         if k == 0:
@@ -295,7 +333,7 @@ def _shared_rounds(states, cfg, tables, masks, obs, na, seat, acted, streams, fi
         for j in range(k):
             advance_game(states, rows[j], acts[j], cfg, tables, masks, obs, work, seat, acted,
                          streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
-                         final_seat, started)  # fmt: skip
+                         final_seat, started, True)  # fmt: skip
     return ILLEGAL, 0, -1  # the opponents never gave the learner a move
 
 
@@ -320,7 +358,7 @@ def _pass(states, cfg, tables, masks, obs, na, seat, acted, streams, fixed_seat,
             a = actions[i] if mode == 1 else moves[i]
             advance_game(states, i, a, cfg, tables, masks, obs, work, seat, acted, streams,
                          fixed_seat, rewards, term, trunc, final_obs, final_info, final_seat,
-                         started)  # fmt: skip
+                         started, True)  # fmt: skip
         if states[i].cur != seat[i]:
             wait[i] = 1
             dec[i], ties[i] = policy_candidates(policy, obs, masks, i, na, cands[i])
@@ -412,12 +450,15 @@ def _play_game(states, i, cfg, tables, masks, obs, na, seat, acted, streams, fix
                started, policy, gens, scratch, work, saved):  # fmt: skip
     """Game ``i`` of :func:`play_per_game`: the learner's action (if ``learner``), then its
     opponents up to the learner's turn. Returns (status, slot, a) as that function.
+    An opponent whose policy reads the game record (:func:`policy_reads_rec`) decides without
+    an observation: row ``i`` of ``obs`` is then written for the learner only.
     """
+    opp_obs = not policy_reads_rec(policy)
     if learner:
         started[i] = False
         advance_game(states, i, actions[i], cfg, tables, masks, obs, work, seat, acted,
                      streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
-                     final_seat, started)  # fmt: skip
+                     final_seat, started, opp_obs)  # fmt: skip
         if started[i]:
             seed_agents(streams, i, gens)
     for _ in range(1_000_000):
@@ -429,7 +470,7 @@ def _play_game(states, i, cfg, tables, masks, obs, na, seat, acted, streams, fix
         gen = gens[i, slot]
         for k in range(saved.shape[0]):  # (element by element: uncounted code cannot copy)
             saved[k] = gen[k]
-        a = policy_decide(policy, obs, masks, i, na, gen, scratch)
+        a = policy_decide_rec(policy, states[i], cfg, obs, masks, i, na, gen, scratch)
         if a == FALLBACK:
             for k in range(saved.shape[0]):  # the reference draws as if the kernel had not tried
                 gen[k] = saved[k]
@@ -439,7 +480,7 @@ def _play_game(states, i, cfg, tables, masks, obs, na, seat, acted, streams, fix
         started[i] = False
         advance_game(states, i, a, cfg, tables, masks, obs, work, seat, acted, streams,
                      fixed_seat, rewards, term, trunc, final_obs, final_info, final_seat,
-                     started)  # fmt: skip
+                     started, opp_obs)  # fmt: skip
         if started[i]:
             seed_agents(streams, i, gens)
     return ILLEGAL, 0, -1  # pragma: no cover - the opponents never gave the learner a move
@@ -710,6 +751,8 @@ __all__ = [
     "play_single",
     "policy_candidates",
     "policy_decide",
+    "policy_decide_rec",
+    "policy_reads_rec",
     "policy_scratch",
     "seed_agents",
     "seed_rows",

@@ -235,6 +235,63 @@ def test_greedy51_registry_agents_match_reference():
         )
 
 
+def compare_record_reading(
+    options: dict[str, Any], agent: dict[str, Any], seed: int, n_envs: int, steps: int
+) -> int:
+    """Play ``n_envs`` games of ``rummy_env.make_vec("rummy51")`` for ``steps`` rounds (the
+    compiled agent's moves, a quarter random legal ones); at every round each row is decided
+    from the observation the env wrote (``greedy51_scratch``, trusted, as the opponent loop
+    did) and from the game record (``greedy51_rec``, what the loop does now, with no
+    observation written), each from a copy of one generator: equal actions and generator
+    states. Returns the decisions compared.
+    """
+    from rummy_agents import joker_greedy_kernels as J
+    from rummy_agents.pcg64 import seed_state
+
+    venv = rummy_env.make_vec("rummy51", n_envs, seed=seed, **options)
+    game = venv.game
+    bot = Rummy51GreedyAgent(seed=seed, **agent)
+    rng = np.random.default_rng(seed)
+    obs, _ = venv.reset()
+    prm = None
+    scratch = None
+    gen = np.zeros(6, np.uint64)
+    for step in range(steps):
+        o = obs["observation"]
+        if prm is None:
+            (prm,) = bot._kernel_params(venv.config, o[0], game.masks[0])
+            scratch = J.scratch51(prm, game.masks.shape[1])
+        acts = np.empty(n_envs, np.int64)
+        for i in range(n_envs):
+            seed_state(int(rng.integers(2**31)), gen)
+            g1, g2 = gen.copy(), gen.copy()
+            a1 = J.greedy51_scratch(o, game.masks, i, prm, g1, scratch, True)
+            a2 = J.greedy51_rec(game.states[i], game.cfg, game.masks, i, prm, g2, scratch)
+            assert a1 == a2, (step, i, a1, a2, options, agent, seed)
+            assert np.array_equal(g1, g2), (step, i, options, agent, seed)
+            legal = np.flatnonzero(game.masks[i] == 1)
+            acts[i] = a1 if a1 >= 0 and rng.random() >= 0.25 else rng.choice(legal)
+        obs, *_ = venv.step(acts)
+    return n_envs * steps
+
+
+@settings(
+    max_examples=examples(45),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=True,
+)
+@given(options=options51(), agent=agent51, seed=st.integers(0, 2**20))
+def test_greedy51_reads_the_record_as_the_observation(options, agent, seed):
+    """The opponent loop's Rummy 51 decision reads the game record, not an observation it
+    would have to write: every rule option and agent option, 2-6 players, the same action
+    and draws as the observation's reading on every position (with the test above, the
+    Python reference's).
+    """
+    n = compare_record_reading(options, agent, seed, n_envs=16, steps=examples(150))
+    COMPARED["Rummy 51 greedy, record read"] = COMPARED.get("Rummy 51 greedy, record read", 0) + n
+
+
 # -- both games ----------------------------------------------------------------------------------
 
 GAMES = {

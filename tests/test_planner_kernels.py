@@ -674,7 +674,7 @@ def test_rummy51_idle_discard_is_never_wanted(pos: tuple) -> None:
     prm = J.params51(lay, 51, o["dd_open"], o["limit"], o["take_gain"], False, "always",
                      None, None)  # fmt: skip
     scratch = J.scratch51(prm, lay.num_actions)
-    h, h2, tab, _, empty, steps, left, *_, pbuf = scratch
+    h, h2, tab, _, empty, steps, left, *_, pbuf, inp = scratch
     h[:] = hand
     h2[:] = hand
     h2[d] += 1
@@ -693,7 +693,10 @@ def test_rummy51_idle_discard_is_never_wanted(pos: tuple) -> None:
         assert not wants, pos
     obs = np.zeros((1, lay.obs_size), np.float32)
     obs[0, prm[J.R_OPTS]] = laid
-    got = J._wants51(obs, 0, prm, o["opened"], h, h2, tab, len(table), d, empty, steps, left,
+    obs[0, prm[J.R_OPENED]] = float(o["opened"])
+    # the observation's reading (its hand and table into spare buffers: only inp is used)
+    J._read_obs51(obs, 0, prm, np.empty(53, np.int64), np.empty_like(tab), inp, scratch[8])
+    got = J._wants51(inp, prm, o["opened"], h, h2, tab, len(table), d, empty, steps, left,
                      pbuf)  # fmt: skip
     assert got == wants, pos
 
@@ -708,7 +711,7 @@ def test_rummy51_idle_discard_examples() -> None:
 
     def idle(text: str, card: str, table: list[list[int]], limit: int = 3000) -> bool:
         prm = J.params51(lay, 51, False, limit, "penalty", False, "always", None, None)
-        *_, pbuf = J.scratch51(prm, lay.num_actions)
+        pbuf = J.scratch51(prm, lay.num_actions)[11]
         h2 = np.array(counts(f"{text} {card}"), np.int64)
         tab = np.zeros((prm[J.R_M], 6), np.int64)
         tab[: len(table)] = np.array(table, np.int64).reshape(-1, 6)
@@ -775,15 +778,17 @@ def _discard_both(pos: tuple) -> tuple[int, int, bool, bool]:
     masks = np.zeros((1, lay.num_actions), np.int8)
     masks[0, [lay.discard_base + c for c in cands]] = 1
     scratch = J.scratch51(prm, lay.num_actions)
-    h, _, tab, _, empty, steps, left, prot, nx, cb, keys, pbuf = scratch
+    h, _, tab, _, empty, steps, left, prot, nx, cb, keys, pbuf, inp = scratch
+    # the next player's known cards as the decision reads them (hand and table: spare buffers)
+    J._read_obs51(obs, 0, prm, np.empty(53, np.int64), np.empty_like(tab), inp, nx)
     h[:] = hand
     tab[:] = 0
     tab[: len(table)] = np.array(table, np.int64).reshape(-1, 6)
     gen = np.zeros(6, np.uint64)
     seed_state(o["seed"], gen)
     stores = pbuf[0][0, 2]
-    got = J._discard51(obs, 0, masks, prm, h, tab, len(table), taken, empty, gen, steps, left,
-                       prot, nx, cb, keys, pbuf)  # fmt: skip
+    got = J._discard51(masks, 0, prm, h, tab, len(table), taken, empty, gen, steps, left, prot,
+                       nx, cb, keys, pbuf)  # fmt: skip
     searched = pbuf[0][0, 2] != stores  # (a search keeps its plan in the memo: it fits)
 
     agent = Rummy51GreedyAgent(seed=o["seed"], node_limit=o["limit"], near_order=o["near_order"])

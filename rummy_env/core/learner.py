@@ -7,7 +7,8 @@ learner's ``terminated``/``truncated``, its final observation, the engine's fini
 integers and the episode's learner seat), deals the game anew in the same call
 (``AutoresetMode.SAME_STEP``) with its new learner seat drawn from the env's per-game stream
 (``core.rng.randint_at``: ``randint_rows``'s draw) or fixed, then writes the mask and the
-observation of the player to act. :func:`advance_rows` does it for a list of games (the env's
+observation of the player to act (an opponent's only when asked: a compiled opponent that
+reads the game record needs none). :func:`advance_rows` does it for a list of games (the env's
 rounds with Python opponents); ``rummy_agents.opponent_loop`` calls :func:`advance_game` from
 the loop that plays the compiled rule opponents.
 """
@@ -32,7 +33,8 @@ from rummy_env.core.rng import randint_at
 
 @kernel(counted=False)
 def advance_game(states, i, a, cfg, tables, masks, obs, work, seat, acted, streams, fixed_seat,
-                 rewards, term, trunc, final_obs, final_info, final_seat, started):  # fmt: skip
+                 rewards, term, trunc, final_obs, final_info, final_seat, started,
+                 opp_obs):  # fmt: skip
     """Apply legal action ``a`` in game ``i`` and do the env's bookkeeping (module docstring).
 
     The arrays: the game's batch (``states``, ``cfg``, ``tables``, ``masks``, ``work``); ``obs``
@@ -41,7 +43,8 @@ def advance_game(states, i, a, cfg, tables, masks, obs, work, seat, acted, strea
     ``streams`` (uint64) and ``fixed_seat`` (a seat, or -1: drawn); this env step's learner
     ``rewards`` (float64, added to); the ended learner episodes' ``term``, ``trunc``,
     ``final_obs``, ``final_info`` (finished-episode integers) and ``final_seat``; ``started``
-    (bool), set where a new episode was dealt.
+    (bool), set where a new episode was dealt; ``opp_obs``: write the observation when an
+    opponent is to act too (else row ``i`` is written only for the learner).
     """
     rec = states[i]
     if apply_action(rec, cfg, tables, a, masks[i], work):
@@ -68,7 +71,8 @@ def advance_game(states, i, a, cfg, tables, masks, obs, work, seat, acted, strea
         acted[i] = False
         started[i] = True
     legal_mask(rec, cfg, tables, masks[i], work)
-    write_obs(rec, cfg, rec.cur, obs[i])
+    if opp_obs or rec.cur == seat[i]:
+        write_obs(rec, cfg, rec.cur, obs[i])
 
 
 @kernel
@@ -80,7 +84,7 @@ def advance_rows(states, cfg, tables, masks, obs, rows, actions, seat, acted, st
     for j in range(rows.shape[0]):
         advance_game(states, rows[j], actions[j], cfg, tables, masks, obs, work, seat, acted,
                      streams, fixed_seat, rewards, term, trunc, final_obs, final_info,
-                     final_seat, started)  # fmt: skip
+                     final_seat, started, True)  # fmt: skip
 
 
 @kernel(counted=False)

@@ -570,7 +570,9 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         q = int(self.game.states["cur"][i])
         agent.rng = cp.to_generator(self._gens[i, slot])
         ob = {
-            "observation": self._obs[i].copy(),
+            # written here: the loop writes row i for the learner only when the compiled
+            # policy reads the game record (``policy_reads_rec``)
+            "observation": self.game.observe_unchecked(i, q),
             "action_mask": self.game.masks[i, : self.num_actions].copy(),
         }
         a = int(agent.act(ob, self._view(i, q)))
