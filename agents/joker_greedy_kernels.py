@@ -50,6 +50,7 @@ from rummy_agents.planner_kernels import (
 )
 from rummy_env.core.jit import entry_point, kernel
 from rummy_env.core.jmelds import TPL_A, TPL_B, TPL_C, TPL_KIND
+from rummy_env.core.table import hand_total
 from rummy_env.encodings import five_hundred_rum as E5
 from rummy_env.encodings import rummy51 as E51
 from rummy_env.rules.rummy51.config import C_THRESH as R51_C_THRESH
@@ -220,6 +221,12 @@ def read_hand(obs, b, off, hand):
     return True
 
 
+@kernel(inline="always")
+def _run_naturals(lo, hi, jok):
+    """The naturals' positions of a run from ``lo`` to ``hi`` whose jokers are at ``jok``."""
+    return ((1 << (hi + 1)) - (1 << lo)) & ~jok
+
+
 @kernel(counted=False)
 def read_table(obs, b, o_kind, o_cards, o_jok, o_ends, m_slots, table):
     """The table melds of row ``b`` into ``table`` ((slots, 6), zero after them), as
@@ -268,7 +275,7 @@ def read_table(obs, b, o_kind, o_cards, o_jok, o_ends, m_slots, table):
             table[m, 1] = first // 13
             table[m, 2] = lo
             table[m, 3] = hi
-            table[m, 4] = ((1 << (hi + 1)) - (1 << lo)) & ~jok
+            table[m, 4] = _run_naturals(lo, hi, jok)
             table[m, 5] = jok
     return n
 
@@ -866,11 +873,11 @@ TOP_BAD = -2
 @kernel(counted=False)
 def _read_obs51(obs, b, prm, hand, table, inp, nxt):
     """Row ``b``'s position, as ``Rummy51GreedyAgent`` reads its observation: the hand, the
-    table (returns its melds, -1 where reading it fails; -2 for a negative count in the
-    hand), ``inp`` and ``nxt``.
+    table (returns its melds, -1 where reading the hand or the table fails), ``inp`` and
+    ``nxt``.
     """
     if not read_hand(obs, b, prm[R_HAND], hand):
-        return -2
+        return -1
     n_table = read_table(obs, b, prm[R_KIND], prm[R_CARDS], prm[R_MJOK], prm[R_ENDS], prm[R_M],
                          table)  # fmt: skip
     if n_table < 0:
@@ -936,7 +943,7 @@ def _read_rec51(rec, cfg, prm, hand, table, inp, nxt):
             table[m, 1] = rec.m_key[m]
             table[m, 2] = lo
             table[m, 3] = hi
-            table[m, 4] = ((1 << (hi + 1)) - (1 << lo)) & ~jok
+            table[m, 4] = _run_naturals(lo, hi, jok)
             table[m, 5] = jok
     opened = rec.opened[p] != 0
     inp[I_OPENED] = opened
@@ -952,10 +959,8 @@ def _read_rec51(rec, cfg, prm, hand, table, inp, nxt):
     for i in range(p_n):
         q = (p + i) % p_n
         inp[I_ALIVE + i] = rec.out[q] == 0
-        t = 0
-        for c in range(NUM_TYPES):
-            t += rec.hands[q, c]
-        inp[I_ALIVE + p_n + i] = np.int64(np.rint(np.float32(t / 13.0) * np.float32(13.0)))
+        t = np.float32(hand_total(rec, q) / 13.0)  # (write_obs's hand size, as it rounds it)
+        inp[I_ALIVE + p_n + i] = np.int64(np.rint(t * np.float32(13.0)))
     for x in range(NUM_TYPES):
         nxt[x] = 0
     for i in range(1, p_n):
@@ -1304,12 +1309,12 @@ def _decide51(masks, b, prm, rng, hand, hand2, table, table2, empty, steps, left
     """:func:`greedy51_row` past its mask's first look, on the position read (``n_table``:
     what :func:`_read_obs51` returned).
     """
-    if n_table == -2:
+    if n_table < 0:
         return SKIP
     total = 0
     for x in range(NUM_TYPES):
         total += hand[x]
-    if total + 1 > MAX_STEPS or n_table < 0:
+    if total + 1 > MAX_STEPS:
         return SKIP
     opened = inp[I_OPENED] != 0
     if inp[I_DRAW]:
