@@ -47,6 +47,26 @@ def summarised(cards: list[int], jokers: int) -> tuple[np.ndarray, np.ndarray, n
 
 @settings(max_examples=300, deadline=None)
 @given(
+    counts=st.lists(st.integers(0, 3), min_size=52, max_size=52),
+    jokers=st.integers(0, 4),
+)
+def test_hand_masks_are_the_suits_by_rank_and_positions_by_suit(counts, jokers):
+    # the summaries by their definition: suit s of rank r held -> bit s of rank_suits[r];
+    # rank r of suit s held -> bit r of suit_pos[s], an ace also bit 13 (garbage in the
+    # buffers beforehand: every entry is written)
+    hand = np.array([*counts, jokers], np.int8)
+    rs = np.full(13, -7, np.int64)
+    sp = np.full(4, -7, np.int64)
+    hand_masks(hand, rs, sp)
+    for r in range(13):
+        assert rs[r] == sum(1 << s for s in range(4) if counts[13 * s + r] >= 1)
+    for s in range(4):
+        want = sum(1 << r for r in range(13) if counts[13 * s + r] >= 1)
+        assert sp[s] == want | (1 << 13 if counts[13 * s] >= 1 else 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
     cards=st.lists(st.integers(0, 51), min_size=0, max_size=20),
     jokers=st.integers(0, 4),
 )
