@@ -24,6 +24,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -106,10 +107,12 @@ def write_map() -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
+    keep_objects()  # before any kernel loads
+    sys.path.insert(0, str(Path(__file__).parent))
+    import benchmark  # noqa: PLC0415 - (standard library and numpy at import: no kernel loads)
+
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument(
-        "--game", default="rummy51", choices=["gin_rummy", "five_hundred_rum", "rummy51"]
-    )
+    p.add_argument("--game", default="rummy51", choices=list(benchmark.GYM_IDS))
     p.add_argument("--num-envs", type=int, default=256)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seconds", type=float, default=8.0)
@@ -119,11 +122,7 @@ def main(argv: list[str] | None = None) -> None:
         if shutil.which(tool) is None:
             sys.exit(f"perf_profile: {tool!r} is not on the PATH")
 
-    keep_objects()  # before any kernel loads
     import numba  # noqa: PLC0415
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    import benchmark  # noqa: PLC0415
 
     numba.set_num_threads(args.threads)
     bench = benchmark.GymBench(args.game, args.num_envs)
@@ -136,7 +135,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     time.sleep(0.5)
     rate = bench.run(args.seconds)[0]
-    rec.send_signal(2)  # SIGINT: perf writes its data and exits
+    rec.send_signal(signal.SIGINT)  # perf writes its data and exits
     rec.wait()
     print(f"{args.game} make_vec({args.num_envs}), {args.threads} thread(s): {rate:,.0f} steps/s")
     report = subprocess.run(
