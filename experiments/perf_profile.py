@@ -108,8 +108,9 @@ def write_map() -> Path:
 
 def main(argv: list[str] | None = None) -> None:
     keep_objects()  # before any kernel loads
-    sys.path.insert(0, str(Path(__file__).parent))
-    import benchmark  # noqa: PLC0415 - (standard library and numpy at import: no kernel loads)
+    # (run as a script, its folder is first on the import path; the benchmark module imports
+    # the standard library and numpy only: no kernel loads)
+    import benchmark  # noqa: PLC0415
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--game", default="rummy51", choices=list(benchmark.GYM_IDS))
