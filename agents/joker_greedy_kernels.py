@@ -1024,6 +1024,29 @@ def _idle51(hand2, d, table, n_table, prm, pbuf):
 
 
 @kernel(counted=False)
+def _free_leaves_it(d, hand, hand2, g1, prm, pbuf):
+    """Is a not-opened player's answer to taking ``d`` no, whatever the search of its hand
+    without ``d`` would find, once the search of ``hand2`` (the hand with ``d``) found no
+    opening? Then ``_wants`` answers from the free arrangements: no unless both were found
+    (``g1``) and the one with ``d`` removes at least ``d``'s penalty (>= 1) more. So it is no
+    when ``g1`` is False; and when the arrangement found for ``hand2`` (``pbuf[3]``: the cards
+    it leaves) melds no copy of ``d`` and leaves a card besides one ``d``: its melds are then
+    an arrangement of the hand itself that keeps a card to discard, so the hand's best removes
+    at least as much, provided its search is not cut short by the node limit
+    (``nodes_within``; the search of ``hand2`` may have been: its arrangement is still one).
+    """
+    if not g1:
+        return True
+    free_left = pbuf[3]
+    if free_left[d] != hand2[d]:
+        return False
+    n = 0
+    for x in range(NUM_TYPES):
+        n += free_left[x]
+    return n >= 2 and nodes_within(hand, prm[R_NODES], pbuf[1])
+
+
+@kernel(counted=False)
 def _wants51(inp, prm, opened, hand, hand2, table, n_table, d, empty, steps, left, pbuf):
     """Is the top discard ``d`` worth taking (``_wants``)?"""
     for x in range(NUM_TYPES):
@@ -1041,10 +1064,13 @@ def _wants51(inp, prm, opened, hand, hand2, table, n_table, d, empty, steps, lef
         w0 = w1 = 0
     else:
         # an opening is seldom in reach, so the free arrangements are mostly asked for too:
-        # each hand's plan and free arrangement come from one search (the same answers)
-        f0, v0, n0, g0, w0, _ = _plan51_pair(inp, prm, opened, hand, table, -1, -1, steps,
-                                             left, pbuf, empty)  # fmt: skip
+        # each hand's plan and free arrangement come from one search (the same answers); the
+        # hand with the discard first, whose answers may make the other search needless
         f1, v1, n1, g1, w1, _ = _plan51_pair(inp, prm, opened, hand2, table, d, oblig, steps,
+                                             left, pbuf, empty)  # fmt: skip
+        if not (f1 and n1 > 0) and _free_leaves_it(d, hand, hand2, g1, prm, pbuf):
+            return False
+        f0, v0, n0, g0, w0, _ = _plan51_pair(inp, prm, opened, hand, table, -1, -1, steps,
                                              left, pbuf, empty)  # fmt: skip
     ok0 = f0 and (opened or n0 > 0)
     ok1 = f1 and (opened or n1 > 0)

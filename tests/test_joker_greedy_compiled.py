@@ -501,3 +501,58 @@ def test_the_compiled_planners_refuse_a_negative_count():
         CompiledMeldPlanner().best(hand, [])
     with pytest.raises(ValueError, match=">= 0"):
         CompiledRummy51Planner().best(hand, [], opened=True)
+
+
+@st.composite
+def hands51(draw: st.DrawFn) -> tuple[np.ndarray, int]:
+    """A not-opened Rummy 51 hand (7-14 cards of two decks and four jokers, runs and groups
+    likely) and a top discard."""
+    counts = np.zeros(53, np.int64)
+    suit = draw(st.integers(0, 3))
+    rank = draw(st.integers(0, 12))
+    near = [suit * 13 + (rank + k) % 13 for k in range(-2, 3)] + [q * 13 + rank for q in range(4)]
+    cards = draw(st.lists(st.sampled_from(near) | st.integers(0, 52), min_size=7, max_size=14))
+    for c in cards:
+        if counts[c] < (4 if c == 52 else 2):
+            counts[c] += 1
+    d = draw(st.sampled_from(near) | st.integers(0, 52))
+    if counts[d] >= (4 if d == 52 else 2):
+        d = 52 if counts[52] < 4 else next(c for c in range(52) if counts[c] < 2)
+    return counts, d
+
+
+@settings(max_examples=examples(400), deadline=None, derandomize=True)
+@given(hand_d=hands51(), node_limit=st.sampled_from([3000, 40]))
+def test_greedy51_draw_shortcut_answers_as_both_searches(hand_d, node_limit):
+    """``_free_leaves_it``: where the not-opened draw decision skips the search of the hand
+    without the top discard, the answer from both searches (``_wants``) is no.
+    """
+    from rummy_agents import joker_greedy_kernels as J
+
+    hand, d = hand_d
+    layout = rummy51_v1.raw_env().unwrapped.game.layout
+    prm = J.params51(layout, 51, False, node_limit, "penalty", False, "always", None, None)
+    scratch = J.scratch51(prm, layout.num_actions)
+    _, hand2, table, _, empty, steps, left, _, _, _, _, pbuf, inp = scratch
+    table[:] = 0
+    empty[:] = 0
+    inp[:] = 0
+    hand2[:] = hand
+    hand2[d] += 1
+    f1, v1, n1, g1, w1, _ = J._plan51_pair(inp, prm, False, hand2, table, d, -1, steps, left,
+                                           pbuf, empty)  # fmt: skip
+    ok1 = f1 and n1 > 0
+    skip = not ok1 and J._free_leaves_it(d, hand, hand2, g1, prm, pbuf)
+    f0, v0, n0, g0, w0, _ = J._plan51_pair(inp, prm, False, hand, table, -1, -1, steps, left,
+                                           pbuf, empty)  # fmt: skip
+    ok0 = f0 and n0 > 0
+    need = int(J.PENALTY51[d])
+    if ok1:
+        wants = (not ok0) or v1 - v0 >= need
+    else:
+        wants = False if ok0 else bool(g0 and g1 and w1 - w0 >= need)
+    if skip:
+        assert not wants
+    COMPARED["Rummy 51 draw shortcut taken"] = (
+        COMPARED.get("Rummy 51 draw shortcut taken", 0) + skip
+    )
