@@ -113,6 +113,19 @@ def _unheld(pool: list[np.ndarray]) -> int:
     return -1
 
 
+def _pooled(pool: list[np.ndarray], size: int, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """A buffer of ``pool`` that nothing else references (``_unheld``), else a new empty one,
+    kept in the pool while it holds fewer than ``size``.
+    """
+    k = _unheld(pool)
+    if k >= 0:
+        return pool[k]
+    buf = np.empty(shape, dtype=dtype)
+    if len(pool) < size:
+        pool.append(buf)
+    return buf
+
+
 class _GameSlot:
     """Game ``i`` of the batch, with the helpers a :class:`SeatView` reads from an AEC env."""
 
@@ -750,14 +763,7 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
         that nothing references any more (not ``self._obs``, which the env holds), else a new
         one.
         """
-        pool = self._obs_pool
-        k = _unheld(pool)
-        if k >= 0:
-            return pool[k]
-        buf = np.empty_like(self._obs)
-        if len(pool) < POOL:
-            pool.append(buf)
-        return buf
+        return _pooled(self._obs_pool, POOL, self._obs.shape, self._obs.dtype)
 
     def _final_obs(self, term: np.ndarray, trunc: np.ndarray) -> np.ndarray:
         """A zero (N, O) buffer for the final observations of the episodes that end in a step,
@@ -826,14 +832,7 @@ class RummySingleAgentVectorEnv(gym.vector.VectorEnv):
 
     def _fresh_masks(self) -> np.ndarray:
         """An (N, A) bool buffer that nothing but its pool references, else a new one."""
-        pool = self._mask_pool
-        k = _unheld(pool)
-        if k >= 0:
-            return pool[k]
-        buf = np.empty((self.num_envs, self.num_actions), dtype=np.bool_)
-        if len(pool) < MASK_POOL:
-            pool.append(buf)
-        return buf
+        return _pooled(self._mask_pool, MASK_POOL, (self.num_envs, self.num_actions), np.bool_)
 
 
 __all__ = ["RummySingleAgentVectorEnv"]
