@@ -214,8 +214,12 @@ def _row_count(flat, words, lo, hi):
     while w < w_end:
         stop = min(w_end, w + _CHUNK)
         acc = np.uint64(0)
-        for x in range(w, stop):
-            acc += words[x]
+        # over a slice from 0: a loop from ``w`` indexes with a number the compiler cannot
+        # prove non-negative, and the check for a negative index keeps it from vectorising
+        # (3.3x slower: 51 against 15 us over 256 x 3,188 bytes)
+        chunk = words[w:stop]
+        for x in range(chunk.shape[0]):
+            acc += chunk[x]
         acc = (acc & _LANES16) + ((acc >> _S8) & _LANES16)  # four 16-bit lanes
         c += np.int64((acc * _ONES16) >> _S48)
         w = stop
@@ -251,9 +255,10 @@ def _row_nth(flat, words, lo, hi, r):
     w = head // 8
     w_end = tail // 8
     while w + _BLOCK <= w_end:
-        s = words[w]
-        for x in range(w + 1, w + _BLOCK):
-            s += words[x]
+        block = words[w : w + _BLOCK]  # (from 0, as in _row_count)
+        s = block[0]
+        for x in range(1, _BLOCK):
+            s += block[x]
         c = np.int64((s * _ONES) >> _S56)
         if r < c:
             break
