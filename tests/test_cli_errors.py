@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from error_helpers import one_error_line
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 import rummy_agents.arena as arena
@@ -326,6 +326,7 @@ def specs(draw: st.DrawFn) -> str:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(spec=specs(), game=st.sampled_from(GAMES))
+@example(spec="novice@0\n0=1", game="gin_rummy")  # a key's newline once reached the message
 def test_fuzz_agent_specs(no_play, capsys, spec, game):
     """``check_agent`` gives an agent or a one-line ValueError/TypeError; the CLI plays (the
     stub) or prints one error line with status 2, and agrees with ``check_agent``."""

@@ -487,7 +487,7 @@ def _prepare(spec: str, game: str | None) -> tuple[AgentEntry, type]:
     for key, text in raw.items():
         if params is not None and not params.open and key not in params.named:
             if not params.named:
-                raise ValueError(f"agent {name!r} takes no parameters, got {key}={text!r}")
+                raise ValueError(f"agent {name!r} takes no parameters, got {key!r}={text!r}")
             raise ValueError(
                 f"agent {name!r} has no parameter {key!r}; its parameters: "
                 + ", ".join(params.named)
