@@ -398,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(
         f"prebuild: compiling the kernels of {', '.join(GAMES)} for {cpu_label(args.cpu)}, "
-        f"{args.jobs} at once, into the packages' {FOLDER} folders (once; about 2-4 min on "
+        f"{args.jobs} at once, into the packages' {FOLDER} folders (once; about 3-9 min on "
         "2 cores)",
         file=sys.stderr,
         flush=True,
